@@ -1,0 +1,55 @@
+# PKS (Protection Keys Supervisor) for Linux 6.1: kernel series, QEMU
+# harness, BPF tools and tests.  `make run` is the demo, `make test` the
+# test suite; both work on a fresh Debian 12 machine as root.
+SHELL := /bin/bash
+
+# Exactly what the build, the guest and the tools need from Debian.
+DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
+	linux-source-6.1 python3 cpio kmod git xz-utils \
+	qemu-system-x86 ndctl e2fsprogs fio util-linux procps \
+	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev
+
+.PHONY: all deps kernel guest-bins run shell test bench check-series export clean
+
+all: kernel guest-bins
+
+deps:
+	@missing=""; for p in $(DEPS); do \
+		dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null | grep -qx installed || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing$$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+kernel: deps
+	kernel/build.sh
+
+guest-bins: kernel
+	tests/build-guest-bins.sh
+
+# The main job: build, boot the VM with emulated pmem, show PKS at work.
+run: guest-bins
+	vm/run.sh --timeout 300 --append pks-test-on-boot vm/demo.sh
+
+# An interactive guest for developers (exit with: echo o >/proc/sysrq-trigger)
+shell: guest-bins
+	vm/run.sh --shell
+
+test: deps
+	tests/run.sh
+
+bench: guest-bins
+	tests/bench.sh
+
+# Slow: builds every commit of the series on its own (bisectability).
+check-series: deps
+	tests/check-series.sh
+
+# After committing in build/linux: write the series back to kernel/patches.
+export:
+	kernel/export.sh
+
+clean:
+	rm -rf build

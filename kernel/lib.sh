@@ -1,0 +1,21 @@
+# shellcheck shell=bash
+# Paths and helpers shared by the kernel scripts. Sourced, never run.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${PKS_BUILD_DIR:-$ROOT/build}
+KSRC=$BUILD/linux            # git tree: Debian's source + our patches
+KOBJ=$BUILD/kobj             # out-of-tree objects, .config, vmlinux, bzImage
+PATCHES=$ROOT/kernel/patches
+TARBALL=${PKS_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+APPLIED=$KSRC/.git/pks-applied   # sha256 of each patch applied, in order
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}
+
+# The series, in order, without the cover letter.
+series() {
+	find "$PATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-*' | sort
+}

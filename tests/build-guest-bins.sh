@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Build the kernel selftests the guest suites run, statically, from the
+# patched kernel tree, into build/guest/.
+set -euo pipefail
+. "$(dirname "$0")/../kernel/lib.sh"
+
+out=$BUILD/guest
+st=$KSRC/tools/testing/selftests
+mkdir -p "$out"
+cc() { gcc -O2 -Wall -static -I "$st" "$@" -lrt -lpthread; }
+
+# build BINARY SOURCE [CFLAGS...]: rebuild only when the source is newer.
+build() {
+	local bin=$1 src=$2
+	shift 2
+	if [ ! -x "$out/$bin" ] || [ "$src" -nt "$out/$bin" ]; then
+		cc "$@" -o "$out/$bin" "$src"
+		echo "guest-bins: built $bin"
+	fi
+}
+build test_pks "$st/x86/test_pks.c"
+build protection_keys "$st/vm/protection_keys.c" -mxsave

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Bisectability: build every commit of the series on its own, with and
+# without protection keys, on a small config (tinyconfig + a fragment) so
+# that ten commits times two configs fit in well under an hour.  Uses its
+# own worktree and object directories; the main build is not touched.
+set -uo pipefail
+. "$(dirname "$0")/../kernel/lib.sh"
+. "$ROOT/tests/lib.sh"
+
+"$ROOT/kernel/tree.sh" >/dev/null || exit 1
+wt=$BUILD/series-check
+if [ ! -e "$wt/.git" ]; then
+	rm -rf "$wt"
+	git -C "$KSRC" worktree prune
+	git -C "$KSRC" worktree add -q --detach "$wt" base
+fi
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+
+for cfg in pks nopks; do
+	obj=$BUILD/series-obj-$cfg
+	mkdir -p "$obj"
+	for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do
+		subj=$(git -C "$KSRC" log -1 --format=%s "$c")
+		git -C "$wt" checkout -q --detach "$c"
+		step() {
+			make -s -C "$wt" O="$obj" tinyconfig >/dev/null &&
+				KCONFIG_CONFIG="$obj/.config" "$wt/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+					"$obj/.config" "$ROOT/kernel/config/check/$cfg.config" >/dev/null &&
+				make -s -C "$wt" O="$obj" olddefconfig &&
+				make -s -C "$wt" O="$obj" CC="ccache gcc" -j"$(nproc)" vmlinux
+		}
+		tap_run "$cfg config: builds at '$subj'" "series-$cfg-$(git -C "$KSRC" log -1 --format=%h "$c")" step
+	done
+done
+tap_summary

@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# TAP-like helpers for guest suites.  The host counts the "ok"/"not ok"
+# lines from the console; every line names its suite.
+
+SUITE=${SUITE:-guest}
+DBG=/sys/kernel/debug/x86
+GUEST_BIN=${GUEST_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/guest}
+failures=0
+
+pass() { echo "ok - $SUITE: $*"; }
+fail() {
+	echo "not ok - $SUITE: $*"
+	failures=$((failures + 1))
+}
+# check DESCRIPTION COMMAND...: one test line from a command's status;
+# its output is shown only when it fails.
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$desc"
+	else
+		fail "$desc"
+		printf '%s\n' "$out" | sed 's/^/#   /' | tail -n 30
+	fi
+}
+# The suite's status for the host: non-zero when any line failed.
+finish() {
+	echo "# $SUITE: $failures failed"
+	[ "$failures" -eq 0 ]
+}
+
+# Every online CPU's PKRS MSR and cached value are the default.
+pkrs_all_default() {
+	local want=0x55555554 n=0 cpus
+	cpus=$(grep -c '^processor' /proc/cpuinfo)
+	while read -r cpu _ msr _ cache; do
+		n=$((n + 1))
+		if [ "$msr" != "$want" ] || [ "$cache" != "$want" ]; then
+			echo "$cpu pkrs $msr cache $cache, want $want"
+			return 1
+		fi
+	done <"$DBG/pks_cpu_pkrs"
+	[ "$n" -eq "$cpus" ] || { echo "$n CPUs listed, $cpus online"; return 1; }
+}

@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# Host-side TAP-like reporting for make test: one "ok N - ..." or
+# "not ok N - ..." line per check, and the closing "N passed, N failed".
+
+TEST_N=0
+TEST_PASSED=0
+TEST_FAILED=0
+LOGS=${LOGS:-$BUILD/logs}
+mkdir -p "$LOGS"
+
+tap_ok() {
+	TEST_N=$((TEST_N + 1))
+	TEST_PASSED=$((TEST_PASSED + 1))
+	echo "ok $TEST_N - $*"
+}
+
+tap_not_ok() {
+	TEST_N=$((TEST_N + 1))
+	TEST_FAILED=$((TEST_FAILED + 1))
+	echo "not ok $TEST_N - $*"
+}
+
+# tap_run DESCRIPTION LOGNAME COMMAND...: run a step, log its output, and
+# show the log's tail when it fails.
+tap_run() {
+	local desc=$1 log=$LOGS/$2.log
+	shift 2
+	if "$@" >"$log" 2>&1; then
+		tap_ok "$desc"
+		return 0
+	fi
+	tap_not_ok "$desc (log: $log)"
+	tail -n 25 "$log" | sed 's/^/#   /'
+	return 1
+}
+
+# Re-number the guest's "ok - ..." lines and count them.
+tap_import() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"ok - "*) tap_ok "${line#ok - }" ;;
+		"not ok - "*) tap_not_ok "${line#not ok - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done < <(sed 's/\r$//' "$1")
+}
+
+tap_summary() {
+	echo "$TEST_PASSED passed, $TEST_FAILED failed"
+	[ "$TEST_FAILED" -eq 0 ]
+}

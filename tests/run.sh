@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# make test: host checks, then guest suites in QEMU, TAP-like output and a
+# closing "N passed, N failed".  Exit status non-zero on any failure.
+set -uo pipefail
+. "$(dirname "$0")/../kernel/lib.sh"
+. "$ROOT/tests/lib.sh"
+
+start=$(date +%s)
+
+# --- host: the series -------------------------------------------------
+tap_run "kernel patches apply to $(basename "$TARBALL")" tree "$ROOT/kernel/tree.sh"
+if "$ROOT/tests/checkpatch.sh" >"$LOGS/checkpatch.log" 2>&1 || true; then :; fi
+while read -r p e w c; do
+	if [ "$e" = errors=0 ]; then
+		tap_ok "checkpatch --strict: $p ($e $w $c)"
+	else
+		tap_not_ok "checkpatch --strict: $p ($e $w $c)"
+	fi
+done < <(grep -E '^[0-9]{4}-.*errors=' "$LOGS/checkpatch.log")
+grep -q 'errors=' "$LOGS/checkpatch.log" || tap_not_ok "checkpatch ran (log: $LOGS/checkpatch.log)"
+
+kernel_ok=0
+tap_run "kernel builds (bzImage with BTF)" kernel-build "$ROOT/kernel/build.sh" && kernel_ok=1
+tap_run "guest selftests build" guest-bins "$ROOT/tests/build-guest-bins.sh" || kernel_ok=0
+
+# --- guest suites -------------------------------------------------------
+# guest_suite NAME [vm/run.sh options]: run tests/guest/NAME.sh in a VM.
+guest_suite() {
+	local name=$1 log=$LOGS/guest-$1.log rc=0
+	shift
+	"$ROOT/vm/run.sh" --quiet --timeout "${GUEST_TIMEOUT:-300}" --log "$log" \
+		"$@" "$ROOT/tests/guest/$name.sh" 2>"$LOGS/guest-$name.verdict" || rc=$?
+	tap_import "$log"
+	sed -n 's/^PKS-VM-BOOTED uptime=\([0-9.]*\).*/# '"$name"': boot to first test: \1 s guest uptime/p' "$log"
+	if [ "$rc" = 0 ]; then
+		tap_ok "$name: guest ran clean (no oops/WARN/BUG, end sentinel seen)"
+	else
+		tap_not_ok "$name: guest ran clean (vm/run.sh exit $rc, log: $log)"
+		sed 's/^/#   /' "$LOGS/guest-$name.verdict" | tail -n 25
+	fi
+}
+
+# The oops suite passes only if the kernel oopses with a PKS report.
+oops_suite() {
+	local log=$LOGS/guest-oops.log
+	"$ROOT/vm/run.sh" --quiet --timeout 120 --log "$log" "$ROOT/tests/guest/oops.sh" \
+		>/dev/null 2>&1 || true
+	tap_import "$log"
+	local want
+	for want in '#PF: error_code\(0x0023\) - protection keys violation' \
+		'pks: key [0-9]+ \(pks test file\), PKRS 0x55555554' \
+		'PKRS: 55555554' 'Kernel panic'; do
+		if grep -qE "$want" "$log"; then
+			tap_ok "oops: stray write oopses with '$want'"
+		else
+			tap_not_ok "oops: stray write oopses with '$want' (log: $log)"
+		fi
+	done
+}
+
+if [ "$kernel_ok" = 1 ]; then
+	guest_suite core --append pks-test-on-boot
+	guest_suite nopks --no-pks
+	oops_suite
+else
+	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"
+fi
+
+echo "# make test took $(($(date +%s) - start))s"
+tap_summary

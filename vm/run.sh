@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Boot the built kernel under QEMU TCG with an emulated NVDIMM and run one
+# script in the guest.  The guest's root is the host's, read-only over 9p,
+# so the script and every tool it calls are used in place (see vm/README).
+#
+# Usage: vm/run.sh [options] SCRIPT [ARGS...]
+#   --no-pks        CPU without PKS (-cpu max,-pks); default is -cpu max
+#   --timeout SEC   kill the guest after SEC seconds (default 300)
+#   --log FILE      serial console log (default build/vm/console.log)
+#   --append ARGS   extra kernel command line
+#   --pmem FILE     NVDIMM backing file (default build/vm/pmem0.img, 1 GiB)
+#   --quiet         do not echo the console to stdout
+#   --shell         interactive shell instead of SCRIPT (developers)
+#
+# Exit status: the guest script's, or 124 on timeout, or 125 when the
+# console shows a panic, oops, WARNING, BUG or no end sentinel, whatever
+# the script returned.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${PKS_BUILD_DIR:-$ROOT/build}
+KERNEL=${PKS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
+
+cpu=max timeout=300 log=$BUILD/vm/console.log append="" quiet=0 shell=0
+pmem=$BUILD/vm/pmem0.img
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-pks) cpu=max,-pks ;;
+	--timeout) timeout=$2; shift ;;
+	--log) log=$2; shift ;;
+	--append) append="$append $2"; shift ;;
+	--pmem) pmem=$2; shift ;;
+	--quiet) quiet=1 ;;
+	--shell) shell=1 ;;
+	--) shift; break ;;
+	-*) echo "vm/run.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+[ "$shell" = 1 ] || [ $# -ge 1 ] || { echo "usage: vm/run.sh [options] SCRIPT [ARGS...]" >&2; exit 2; }
+[ -r "$KERNEL" ] || { echo "vm/run.sh: no kernel at $KERNEL; run make kernel" >&2; exit 2; }
+
+mkdir -p "$BUILD/vm/jobs" "$BUILD/vm/out" "$(dirname "$log")"
+[ -f "$pmem" ] || truncate -s 1G "$pmem"
+
+# The job file is what the guest's init runs: the script, its arguments,
+# and where it runs from.
+job=$(mktemp "$BUILD/vm/jobs/job.XXXXXX")
+trap 'rm -f "$job"' EXIT
+{
+	echo "cd $(printf '%q' "$PWD")"
+	if [ "$shell" = 1 ]; then
+		echo "exec setsid -c bash -l"
+	else
+		printf 'exec'
+		printf ' %q' "$(realpath "$1")" "${@:2}"
+		echo
+	fi
+} >"$job"
+
+cmdline="console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000"
+cmdline="$cmdline ro init=$ROOT/vm/guest-init pks_job=$job panic=-1 oops=panic"
+cmdline="$cmdline quiet loglevel=4 $append"
+
+qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu "$cpu" -smp 2
+	-m 1G,slots=2,maxmem=4G
+	-object "memory-backend-file,id=pm0,share=on,mem-path=$pmem,size=1G,align=2M"
+	-device nvdimm,id=nv0,memdev=pm0,label-size=2M
+	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=$BUILD/vm/out,mount_tag=out,security_model=none"
+	-kernel "$KERNEL" -append "$cmdline"
+	-display none -monitor none -no-reboot)
+
+if [ "$shell" = 1 ]; then
+	exec "${qemu[@]}" -chardev "stdio,id=con,logfile=$log,signal=off" -serial chardev:con
+fi
+
+: >"$log"
+"${qemu[@]}" -chardev "file,id=con,path=$log" -serial chardev:con </dev/null &
+qpid=$!
+if [ "$quiet" = 0 ]; then
+	tail -n +1 -f "$log" --pid=$qpid &
+fi
+status=0
+timeout_hit=0
+for ((i = 0; i < timeout * 10; i++)); do
+	kill -0 $qpid 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $qpid 2>/dev/null; then
+	timeout_hit=1
+	kill $qpid 2>/dev/null || true
+fi
+wait $qpid 2>/dev/null || true
+sleep 0.2
+
+exec "$ROOT/vm/verdict.sh" "$log" "$timeout_hit"
