@@ -24,12 +24,14 @@ tap_run "kernel builds (bzImage with BTF)" kernel-build "$ROOT/kernel/build.sh" 
 tap_run "guest selftests build" guest-bins "$ROOT/tests/build-guest-bins.sh" || kernel_ok=0
 
 # --- guest suites -------------------------------------------------------
-# guest_suite NAME [vm/run.sh options]: run tests/guest/NAME.sh in a VM.
+# guest_suite NAME "VM OPTIONS" SCRIPT [ARGS...]: run a guest script in a
+# VM; its TAP lines, then one line for the run itself.
 guest_suite() {
-	local name=$1 log=$LOGS/guest-$1.log rc=0
-	shift
-	"$ROOT/vm/run.sh" --quiet --timeout "${GUEST_TIMEOUT:-300}" --log "$log" \
-		"$@" "$ROOT/tests/guest/$name.sh" 2>"$LOGS/guest-$name.verdict" || rc=$?
+	local name=$1 log=$LOGS/guest-$1.log rc=0 opts
+	read -r -a opts <<<"$2"
+	shift 2
+	"$ROOT/vm/run.sh" --quiet --timeout "${GUEST_TIMEOUT:-600}" --log "$log" \
+		"${opts[@]}" "$@" 2>"$LOGS/guest-$name.verdict" || rc=$?
 	tap_import "$log"
 	sed -n 's/^PKS-VM-BOOTED uptime=\([0-9.]*\).*/# '"$name"': boot to first test: \1 s guest uptime/p' "$log"
 	if [ "$rc" = 0 ]; then
@@ -59,9 +61,19 @@ oops_suite() {
 }
 
 if [ "$kernel_ok" = 1 ]; then
-	guest_suite core --append pks-test-on-boot
-	guest_suite nopks --no-pks
+	guest="$ROOT/tests/guest"
+	guest_suite core "--append pks-test-on-boot" "$guest/core.sh"
+	guest_suite nopks "--no-pks" "$guest/nopks.sh"
 	oops_suite
+	# Each pmem run starts from a blank NVDIMM; "persist" restarts the VM
+	# on the same backing file.
+	img=$BUILD/vm/pmem-test.img
+	rm -f "$img"
+	guest_suite pmem "--pmem $img" "$guest/pmem.sh" full
+	guest_suite pmem-persist "--pmem $img" "$guest/pmem.sh" persist
+	rm -f "$img"
+	guest_suite nopks-pmem "--no-pks --pmem $img" "$guest/pmem.sh" full
+	rm -f "$img"
 else
 	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"
 fi

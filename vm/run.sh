@@ -8,7 +8,9 @@
 #   --timeout SEC   kill the guest after SEC seconds (default 300)
 #   --log FILE      serial console log (default build/vm/console.log)
 #   --append ARGS   extra kernel command line
-#   --pmem FILE     NVDIMM backing file (default build/vm/pmem0.img, 1 GiB)
+#   --pmem FILE     NVDIMM backing file (default build/vm/pmem0.img): 1 GiB
+#                   of namespace after the 2 MiB label area, so that the
+#                   region stays 16 MiB aligned for fsdax/devdax
 #   --quiet         do not echo the console to stdout
 #   --shell         interactive shell instead of SCRIPT (developers)
 #
@@ -41,7 +43,8 @@ done
 [ -r "$KERNEL" ] || { echo "vm/run.sh: no kernel at $KERNEL; run make kernel" >&2; exit 2; }
 
 mkdir -p "$BUILD/vm/jobs" "$BUILD/vm/out" "$(dirname "$log")"
-[ -f "$pmem" ] || truncate -s 1G "$pmem"
+pmem_size=1026M
+[ -f "$pmem" ] && [ "$(stat -c %s "$pmem")" -ge $((1026 << 20)) ] || truncate -s $pmem_size "$pmem"
 
 # The job file is what the guest's init runs: the script, its arguments,
 # and where it runs from.
@@ -64,7 +67,7 @@ cmdline="$cmdline quiet loglevel=4 $append"
 
 qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu "$cpu" -smp 2
 	-m 1G,slots=2,maxmem=4G
-	-object "memory-backend-file,id=pm0,share=on,mem-path=$pmem,size=1G,align=2M"
+	-object "memory-backend-file,id=pm0,share=on,mem-path=$pmem,size=$pmem_size,align=2M"
 	-device nvdimm,id=nv0,memdev=pm0,label-size=2M
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$BUILD/vm/out,mount_tag=out,security_model=none"
