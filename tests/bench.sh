@@ -37,6 +37,26 @@ for cpu in pks nopks; do
 	done
 done
 
+# Persistent memory: protection on vs off (boot parameter), same build,
+# alternating boots so drift hits both sides alike.
+declare -A pm
+for _ in $(seq "$runs"); do
+	for mode in on off; do
+		opt=(--pmem "$out/pmem-bench.img")
+		[ "$mode" = off ] && opt+=(--append dev_access_protection=off)
+		rm -f "$out/pmem-bench.img"
+		"$ROOT/vm/run.sh" --quiet --timeout 600 --log "$out/pmem-$mode.log" "${opt[@]}" \
+			"$ROOT/tests/guest/bench-pmem.sh" "${BENCH_FIO_SECONDS:-8}"
+		while IFS='=' read -r k v; do
+			pm[$mode:$k]="${pm[$mode:$k]:-} ${v%% *}"
+			[ "$k" = pkrs_per_io_4k ] || [ "$k" = pkrs_per_io_128k ] && pm[$mode:$k.raw]="${v#* }"
+		done < <(sed -n 's/^BENCH //p' "$out/pmem-$mode.log")
+	done
+done
+rm -f "$out/pmem-bench.img"
+med() { printf '%s\n' ${pm[$1]:-} | grep -v n/a | median; }
+ratio() { echo "scale=3; $1 / $2" | bc 2>/dev/null || echo n/a; }
+
 row() { # name values...
 	local name=$1
 	shift
@@ -57,5 +77,25 @@ row() { # name values...
 		row "boot to first test, guest uptime ($cpu)" $(printf '%s\n' "${uptime[@]}" | awk -v c=$cpu '$1==c{print $2}')
 		row "boot + job + power-off, host wall ($cpu)" $(printf '%s\n' "${wall[@]}" | awk -v c=$cpu '$1==c{print $2}')
 	done
+	echo
+	echo "## Persistent memory: protection on vs off (dev_access_protection=off), fio 4k randrw, ${BENCH_FIO_SECONDS:-8} s, IOPS"
+	echo
+	echo "| figure | on (median) | off (median) | on/off | on min / max | off min / max |"
+	echo "|---|---|---|---|---|---|"
+	for k in raw_iops ext4dax_iops; do
+		on=$(med "on:$k") off=$(med "off:$k")
+		echo "| $k | $on | $off | $(ratio "$on" "$off") | $(printf '%s\n' ${pm[on:$k]} | minmax) | $(printf '%s\n' ${pm[off:$k]} | minmax) |"
+	done
+	echo
+	echo "## PKRS writes per pmem request (msr tracepoint, protection on)"
+	echo
+	for k in pkrs_per_io_4k pkrs_per_io_128k; do
+		echo "- $k: $(med "on:$k") (last run: ${pm[on:$k.raw]:-n/a}); protection off: $(med "off:$k")"
+	done
+	echo
+	echo "## kmap_local_page()/kunmap_local() on a DRAM page, ns per pair (protection on)"
+	echo
+	b0=$(med "on:kmap_ns_branch0") b1=$(med "on:kmap_ns_branch1")
+	echo "- no protected pgmap: $b0 ns; with one present: $b1 ns; ratio $(ratio "$b1" "$b0")"
 } >"$report"
 cat "$report"

@@ -1,0 +1,65 @@
+#!/bin/bash
+# Guest half of make bench for persistent memory: prints "BENCH name=value"
+# lines.  The host boots it with and without protection and compares.
+set -uo pipefail
+DBG=/sys/kernel/debug/x86
+HOOK=$DBG/pks_dev_access
+MNT=/mnt/pmem
+RUNTIME=${1:-8}
+TR=/sys/kernel/tracing
+
+ns_mode() {
+	local map=()
+	[ -n "${2:-}" ] && map=(--map="$2")
+	ndctl create-namespace -f -e namespace0.0 --mode="$1" --align=2M "${map[@]}" >/dev/null
+}
+
+# fio 4k random read/write, 50/50, one job: total IOPS.
+fio_iops() {
+	fio --name=bench --filename="$1" --size=256M --rw=randrw --bs=4k \
+		--ioengine=psync --direct=1 --time_based --runtime="$RUNTIME" \
+		--randrepeat=1 --output-format=json 2>/dev/null |
+		python3 -c 'import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+print(round(j["read"]["iops"] + j["write"]["iops"]))'
+}
+
+kmapbench() {
+	[ -e "$HOOK" ] || return 0
+	echo "kmapbench 2000000" >"$HOOK"
+	sed -n 's/.*ns_per_pair=\([0-9.]*\) static_branch=\([01]\).*/BENCH kmap_ns_branch\2=\1/p' "$HOOK"
+}
+
+# PKRS writes per pmem request: count WRMSR(PKRS) with the msr tracepoint
+# while fio issues requests of two sizes, and divide by the requests the
+# block layer completed.
+pkrs_writes_per_io() {
+	local bs=$1 before after msrs reqs
+	[ -d "$TR/events/msr/write_msr" ] || { echo "BENCH pkrs_per_io_$bs=n/a"; return; }
+	echo 'msr == 0x6e1' >"$TR/events/msr/write_msr/filter"
+	echo 0 >"$TR/tracing_on"
+	echo >"$TR/trace"
+	echo 1 >"$TR/events/msr/write_msr/enable"
+	echo 1 >/sys/block/pmem0/queue/iostats	# pmem turns them off
+	before=$(awk '{print $1 + $5}' /sys/block/pmem0/stat)
+	echo 1 >"$TR/tracing_on"
+	fio --name=count --filename=/dev/pmem0 --size=64M --rw=randwrite --bs="$bs" \
+		--ioengine=psync --direct=1 --number_ios=2000 --randrepeat=1 >/dev/null 2>&1
+	echo 0 >"$TR/tracing_on"
+	after=$(awk '{print $1 + $5}' /sys/block/pmem0/stat)
+	echo 0 >"$TR/events/msr/write_msr/enable"
+	msrs=$(grep -c 'write_msr: 6e1' "$TR/trace")
+	reqs=$((after - before))
+	echo "BENCH pkrs_per_io_$bs=$(python3 -c "print(round($msrs / max($reqs, 1), 2))") (msr=$msrs requests=$reqs)"
+}
+
+echo "BENCH protection=$(cat $DBG/pks_keys_allocated 2>/dev/null | grep -c 'Device Memory')"
+kmapbench			# raw namespace: no protected pgmap yet
+ns_mode fsdax mem
+kmapbench			# a protected pgmap exists (when protection is on)
+echo "BENCH raw_iops=$(fio_iops /dev/pmem0)"
+pkrs_writes_per_io 4k
+pkrs_writes_per_io 128k
+mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 "$MNT"
+echo "BENCH ext4dax_iops=$(fio_iops "$MNT/bench.dat")"
+umount "$MNT"
