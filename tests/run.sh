@@ -74,6 +74,8 @@ if [ "$kernel_ok" = 1 ]; then
 	rm -f "$img"
 	guest_suite nopks-pmem "--no-pks --pmem $img" "$guest/pmem.sh" full
 	rm -f "$img"
+	guest_suite protoff-pmem "--append dev_access_protection=off --pmem $img" "$guest/pmem.sh" full
+	rm -f "$img"
 else
 	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"
 fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # make run: what PKS looks like in a running guest.
 set -uo pipefail
-DBG=/sys/kernel/debug/x86
+. "$(dirname "$0")/../tests/guest/lib.sh"	# DBG, ns_phys
 section() { printf '\n=== %s\n' "$*"; }
 
 section "CPU"
@@ -21,3 +21,26 @@ dmesg -t | grep -E '^\s*(ok|not ok) [0-9]+ pks_' || true
 section "Emulated NVDIMM"
 ndctl list -N 2>/dev/null || true
 ls -l /dev/pmem* 2>/dev/null || true
+
+HOOK=$DBG/pks_dev_access
+if [ -e "$HOOK" ]; then
+	section "Persistent memory under the Device Memory key"
+	ndctl create-namespace -f -e namespace0.0 --mode=fsdax --map=mem --align=2M >/dev/null &&
+		echo "namespace0.0 is now fsdax (/dev/pmem0); its direct map carries the key"
+	target=$(printf '%x' $((0x$(ns_phys) + (64 << 20))))
+	before=$(dd if=/dev/pmem0 bs=1M count=96 2>/dev/null | cksum)
+	for mode in nowindow read window; do
+		echo "inject $target 1000000 100 7 $mode" >"$HOOK"
+		echo "  $(cat "$HOOK")"
+	done
+	after=$(dd if=/dev/pmem0 bs=1M count=96 2>/dev/null | cksum)
+	echo "  first 96 MiB checksum before: $before, after: $after"
+	echo "nest $target" >"$HOOK"
+	echo "  $(cat "$HOOK")"
+	mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt/pmem && mount -o dax /dev/pmem0 /mnt/pmem &&
+		dd if=/dev/urandom of=/mnt/pmem/file bs=1M count=4 status=none &&
+		echo "  ext4 -o dax: wrote 4 MiB through the kernel's windows: $(sha256sum </mnt/pmem/file | cut -c1-16)..." &&
+		umount /mnt/pmem
+	section "Each CPU's PKRS afterwards"
+	cat "$DBG/pks_cpu_pkrs"
+fi

@@ -43,3 +43,10 @@ pkrs_all_default() {
 	done <"$DBG/pks_cpu_pkrs"
 	[ "$n" -eq "$cpus" ] || { echo "$n CPUs listed, $cpus online"; return 1; }
 }
+
+# Physical address (hex, no 0x) of namespace0.0, from /proc/iomem.
+ns_phys() {
+	local start
+	start=$(awk -F' : ' '/namespace0\.0/ { split($1, r, "-"); gsub(/ /, "", r[1]); print r[1]; exit }' /proc/iomem)
+	[ -n "$start" ] && echo "$start"
+}

@@ -14,20 +14,17 @@ MNT=/mnt/pmem
 protected=0
 [ -e "$HOOK" ] && protected=1
 # Name the lines after what ran: protected or not, first boot or restart.
-[ "$protected" = 1 ] || SUITE=nopks-$SUITE
+if grep -qw 'dev_access_protection=off' /proc/cmdline; then
+	SUITE=protoff-$SUITE
+elif [ "$protected" = 0 ]; then
+	SUITE=nopks-$SUITE
+fi
 [ "${1:-full}" = full ] || SUITE=$SUITE-$1
 
 ns_mode() {	# MODE [MAP]: reconfigure namespace0.0
 	local map=()
 	[ -n "${2:-}" ] && map=(--map="$2")
 	ndctl create-namespace -f -e namespace0.0 --mode="$1" --align=2M "${map[@]}" >/dev/null
-}
-
-# Physical address of namespace0.0 from /proc/iomem.
-ns_phys() {
-	local start
-	start=$(awk -F' : ' '/namespace0\.0/ { split($1, r, "-"); gsub(/ /, "", r[1]); print r[1]; exit }' /proc/iomem)
-	[ -n "$start" ] && echo "$start"
 }
 
 # Injection target: 16 MiB at 64 MiB into the namespace, past the pfn
@@ -84,6 +81,11 @@ nesting() {	# LABEL
 	[[ "$out" == "nest max_depth=2 open_at_2=Y open_at_1=Y closed_at_0=Y" ]] &&
 		pass "$1: kmap inside dax_read_lock nests to depth 2, closes at 0" ||
 		fail "$1: nesting ($out)"
+	out=$(hook unbalanced)
+	[[ "$out" == "unbalanced depth=0 closed=Y" ]] &&
+		[ "$(dmesg | grep -c 'dev_access: .* closed a window that was not open')" = 1 ] &&
+		pass "$1: unbalanced disable reported once, no underflow, key stays closed" ||
+		fail "$1: unbalanced disable ($out)"
 	out=$(hook hold 50)
 	[[ "$out" == "hold ms=50 depth=1" ]] && pass "$1: leak hook holds a window" ||
 		fail "$1: leak hook ($out)"
@@ -153,7 +155,10 @@ persist_write() {
 }
 
 full() {
-	if [ "$protected" = 1 ]; then
+	if grep -qw 'dev_access_protection=off' /proc/cmdline; then
+		check "protection turned off on the command line, said once" \
+			test "$(dmesg | grep -c 'dev_access: protection of device memory turned off')" = 1
+	elif [ "$protected" = 1 ]; then
 		local key
 		key=$(sed -n 's/^\([0-9]*\): Device Memory$/\1/p' "$DBG/pks_keys_allocated")
 		check "device memory has its own key (pks_keys_allocated)" test -n "$key"
