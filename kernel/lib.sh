@@ -5,7 +5,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${PKS_BUILD_DIR:-$ROOT/build}
 KSRC=$BUILD/linux            # git tree: Debian's source + our patches
 KOBJ=$BUILD/kobj             # out-of-tree objects, .config, vmlinux, bzImage
-PATCHES=$ROOT/kernel/patches
+PATCHES=${PKS_PATCHES:-$ROOT/kernel/patches}
 TARBALL=${PKS_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 APPLIED=$KSRC/.git/pks-applied   # sha256 of each patch applied, in order
 

@@ -38,11 +38,14 @@ tap_run() {
 tap_import() {
 	local line
 	while IFS= read -r line; do
-		case "$line" in
-		"ok - "*) tap_ok "${line#ok - }" ;;
-		"not ok - "*) tap_not_ok "${line#not ok - }" ;;
-		"#"*) echo "$line" ;;
-		esac
+		# "ok - desc" from guests, "ok N - desc" from host tests.
+		if [[ "$line" =~ ^ok\ ([0-9]+\ )?-\ (.*)$ ]]; then
+			tap_ok "${BASH_REMATCH[2]}"
+		elif [[ "$line" =~ ^not\ ok\ ([0-9]+\ )?-\ (.*)$ ]]; then
+			tap_not_ok "${BASH_REMATCH[2]}"
+		elif [[ "$line" == "#"* ]]; then
+			echo "$line"
+		fi
 	done < <(sed 's/\r$//' "$1")
 }
 

@@ -7,6 +7,18 @@ set -uo pipefail
 
 start=$(date +%s)
 
+# --- host: unit tests of our own scripts and tools -------------------
+for t in "$ROOT"/tests/host/*.sh; do
+	log=$LOGS/host-$(basename "$t" .sh).log
+	rc=0
+	"$t" >"$log" 2>&1 || rc=$?
+	tap_import "$log"
+	# A test that dies before reporting must not pass by saying nothing.
+	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$log"; then
+		tap_not_ok "$(basename "$t") exited $rc without reporting (log: $log)"
+	fi
+done
+
 # --- host: the series -------------------------------------------------
 tap_run "kernel patches apply to $(basename "$TARBALL")" tree "$ROOT/kernel/tree.sh"
 if "$ROOT/tests/checkpatch.sh" >"$LOGS/checkpatch.log" 2>&1 || true; then :; fi
