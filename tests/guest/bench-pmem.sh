@@ -30,6 +30,14 @@ kmapbench() {
 	sed -n 's/.*ns_per_pair=\([0-9.]*\) static_branch=\([01]\).*/BENCH kmap_ns_branch\2=\1/p' "$HOOK"
 }
 
+# What one window (two WRMSR to PKRS) costs: under TCG each PKRS write
+# also flushes QEMU's software TLB.
+windowbench() {
+	[ -e "$HOOK" ] || return 0
+	echo "windowbench 20000" >"$HOOK"
+	sed -n 's/.*ns_per_pair=\([0-9.]*\).*/BENCH window_ns=\1/p' "$HOOK"
+}
+
 # PKRS writes per pmem request: count WRMSR(PKRS) with the msr tracepoint
 # while fio issues requests of two sizes, and divide by the requests the
 # block layer completed.
@@ -57,6 +65,7 @@ echo "BENCH protection=$(cat $DBG/pks_keys_allocated 2>/dev/null | grep -c 'Devi
 kmapbench			# raw namespace: no protected pgmap yet
 ns_mode fsdax mem
 kmapbench			# a protected pgmap exists (when protection is on)
+windowbench
 echo "BENCH raw_iops=$(fio_iops /dev/pmem0)"
 pkrs_writes_per_io 4k
 pkrs_writes_per_io 128k
