@@ -25,7 +25,7 @@ ls -l /dev/pmem* 2>/dev/null || true
 HOOK=$DBG/pks_dev_access
 if [ -e "$HOOK" ]; then
 	section "Persistent memory under the Device Memory key"
-	ndctl create-namespace -f -e namespace0.0 --mode=fsdax --map=mem --align=2M >/dev/null &&
+	ns_mode fsdax mem &&
 		echo "namespace0.0 is now fsdax (/dev/pmem0); its direct map carries the key"
 	target=$(printf '%x' $((0x$(ns_phys) + (64 << 20))))
 	before=$(dd if=/dev/pmem0 bs=1M count=96 2>/dev/null | cksum)

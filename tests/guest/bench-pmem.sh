@@ -2,17 +2,11 @@
 # Guest half of make bench for persistent memory: prints "BENCH name=value"
 # lines.  The host boots it with and without protection and compares.
 set -uo pipefail
-DBG=/sys/kernel/debug/x86
+. "$(dirname "$0")/lib.sh"	# DBG, ns_mode
 HOOK=$DBG/pks_dev_access
 MNT=/mnt/pmem
 RUNTIME=${1:-8}
 TR=/sys/kernel/tracing
-
-ns_mode() {
-	local map=()
-	[ -n "${2:-}" ] && map=(--map="$2")
-	ndctl create-namespace -f -e namespace0.0 --mode="$1" --align=2M "${map[@]}" >/dev/null
-}
 
 # fio 4k random read/write, 50/50, one job: total IOPS.
 fio_iops() {

@@ -50,3 +50,10 @@ ns_phys() {
 	start=$(awk -F' : ' '/namespace0\.0/ { split($1, r, "-"); gsub(/ /, "", r[1]); print r[1]; exit }' /proc/iomem)
 	[ -n "$start" ] && echo "$start"
 }
+
+# ns_mode MODE [MAP]: reconfigure namespace0.0 (fsdax/devdax, map mem/dev).
+ns_mode() {
+	local map=()
+	[ -n "${2:-}" ] && map=(--map="$2")
+	ndctl create-namespace -f -e namespace0.0 --mode="$1" --align=2M "${map[@]}" >/dev/null
+}

@@ -21,12 +21,6 @@ elif [ "$protected" = 0 ]; then
 fi
 [ "${1:-full}" = full ] || SUITE=$SUITE-$1
 
-ns_mode() {	# MODE [MAP]: reconfigure namespace0.0
-	local map=()
-	[ -n "${2:-}" ] && map=(--map="$2")
-	ndctl create-namespace -f -e namespace0.0 --mode="$1" --align=2M "${map[@]}" >/dev/null
-}
-
 # Injection target: 16 MiB at 64 MiB into the namespace, past the pfn
 # info block and any memmap reserved on the device.
 inj_phys() { printf '%x' $((0x$(ns_phys) + (64 << 20))); }
