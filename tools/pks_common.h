@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared user-space helpers for the PKS BPF tools (pksfault, pkstop):
+ * PKRS decoding, the allocated-key list, environment checks, JSON strings.
+ * Pure functions here have host unit tests (tests/host/pksfault.sh).
+ */
+#ifndef PKS_COMMON_H
+#define PKS_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PKS_NR_KEYS		16
+#define PKS_OWNER_LEN		64
+#define PKS_PKRS_DEFAULT	0x55555554u	/* key 0 RW, keys 1-15 AD */
+
+/* Values of the pks_fault tracepoint's mode and outcome arguments. */
+enum pks_fault_mode {
+	PKS_FAULT_STRICT = 0,
+	PKS_FAULT_RELAXED = 1,
+};
+
+enum pks_fault_outcome {
+	PKS_FAULT_FIXED_UP = 0,	/* exception-table fixup, access did not happen */
+	PKS_FAULT_ALLOWED = 1,	/* relaxed mode: reported, then the access proceeded */
+	PKS_FAULT_OOPS = 2,	/* the kernel dies */
+};
+
+#define PKS_KEYS_PATH	"/sys/kernel/debug/x86/pks_keys_allocated"
+#define PKS_CPU_PKRS_PATH "/sys/kernel/debug/x86/pks_cpu_pkrs"
+#define PKS_FAULT_MODE_PATH "/sys/module/memremap/parameters/pks_fault_mode"
+
+/* Rights of @key in @pkrs: "NA" (access disabled), "RO" (write disabled), "RW". */
+const char *pks_rights_name(uint32_t pkrs, int key);
+
+/*
+ * "1:NA 2:RW" for every key whose bit is set in @keymask (bit k = key k),
+ * in key order.  Returns the length of the full string like snprintf
+ * (it is truncated, still NUL-terminated, when @len is too small).
+ */
+int pks_format_pkrs(uint32_t pkrs, uint16_t keymask, char *buf, size_t len);
+
+/*
+ * Parse pks_keys_allocated ("N: owner" lines) from @path (NULL: the
+ * debugfs file).  Fills owners[N] and sets bit N of *@mask for each key
+ * listed; other owners[] are emptied.  Returns the number of keys read or
+ * -errno (e.g. -ENOENT without PKS or debugfs).
+ */
+int pks_read_keys(const char *path, char owners[PKS_NR_KEYS][PKS_OWNER_LEN],
+		  uint16_t *mask);
+
+/* The CPU has PKS: /proc/cpuinfo flags contain "pks". */
+bool pks_cpu_has_pks(void);
+/* The same check on a cpuinfo-format file (for tests). */
+bool pks_cpuinfo_has_pks(const char *path);
+
+/*
+ * Can @tool trace PKS here?  Root or CAP_SYS_ADMIN or CAP_BPF+CAP_PERFMON,
+ * kernel BTF in /sys/kernel/btf/vmlinux, and the pks tracepoints in it.
+ * On failure prints "TOOL: <reason>" (one line on stderr) and returns -1.
+ */
+int pks_check_environment(const char *tool);
+
+/* The kernel BTF has the btf_trace_pks_fault typedef (i.e. the tracepoints). */
+int pks_kernel_has_tracepoints(void);
+
+/*
+ * @s as a quoted JSON string: '"' and '\\' escaped, control characters and
+ * bytes >= 0x7f as \u00XX (so arbitrary comm bytes stay valid JSON).
+ * NULL prints null.
+ */
+void json_print_string(FILE *f, const char *s);
+
+/* Names of the pks_fault mode ("strict", "relaxed") and outcome ("fixed_up",
+ * "allowed", "oops"); "?" for values not listed above. */
+const char *pks_fault_mode_name(int mode);
+const char *pks_fault_outcome_name(int outcome);
+
+#endif /* PKS_COMMON_H */
