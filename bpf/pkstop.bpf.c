@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pkstop: per-thread protection-key activity for a top-like view.
+ *
+ * The pks tracepoints feed per-thread counters (hash map, key = TID) and
+ * per-CPU system totals, both double-buffered by the global `gen` (see
+ * bpf/pkstop.h).  A task iterator reports every thread's current state
+ * (window depth, PKRS), so a thread that holds a window open but does
+ * nothing still shows.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "pkstop.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define HARDIRQ_MASK	0x000f0000
+#define NMI_MASK	0x00f00000
+
+/* Bumped by user space once per interval; selects the counter slot. */
+volatile __u64 gen;
+/* Orders key alloc/free events. */
+__u64 key_seq;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PKSTOP_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct pkstop_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pkstop_totals);
+} totals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PKSTOP_NR_KEYS);
+	__type(key, __u32);
+	__type(value, struct pkstop_key);
+} keys SEC(".maps");
+
+extern int __preempt_count __ksym;
+
+/*
+ * Interrupt and NMI handlers run with their own window depth (the kernel
+ * saves and restores the interrupted thread's), so their events must not
+ * open or close the window of the thread `current` points at.
+ */
+static __always_inline bool in_irq_context(void)
+{
+	int *pc = bpf_this_cpu_ptr(&__preempt_count);
+
+	return *pc & (HARDIRQ_MASK | NMI_MASK);
+}
+
+static __always_inline struct pkstop_totals *cpu_totals(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&totals, &zero);
+}
+
+/* The calling thread's entry, created on its first event. */
+static struct pkstop_thread *this_thread(struct pkstop_totals *tot)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct pkstop_thread *t, init = {};
+	long err;
+
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (t)
+		return t;
+	init.pid = id >> 32;
+	bpf_get_current_comm(init.comm, sizeof(init.comm));
+	err = bpf_map_update_elem(&threads, &tid, &init, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: an iterator got there first */) {
+		__sync_fetch_and_add(&tot->map_full, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static __always_inline void note_depth(struct pkstop_thread *t, __u32 depth, __u64 g)
+{
+	int i = g & 1;
+
+	if (t->max_gen[i] != g) {
+		t->max_gen[i] = g;
+		t->max_depth[i] = depth;
+	} else if (depth > t->max_depth[i]) {
+		t->max_depth[i] = depth;
+	}
+}
+
+SEC("tp_btf/dev_access_enable")
+int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
+	     unsigned long caller)
+{
+	__u64 g = gen;
+	int i = g & 1;
+	struct pkstop_totals *tot = cpu_totals();
+	struct pkstop_thread *t;
+
+	if (!tot)
+		return 0;
+	if (in_irq_context()) {
+		tot->irq_events[i]++;
+		return 0;
+	}
+	tot->c[i].enables++;
+	if (depth == 1)
+		tot->c[i].opens++;
+	t = this_thread(tot);
+	if (!t)
+		return 0;
+	t->c[i].enables++;
+	note_depth(t, depth, g);
+	if (depth == 1) {
+		t->c[i].opens++;
+		if (t->open_since) {
+			/* An exception handler's window inside ours. */
+			t->nested++;
+			return 0;
+		}
+		t->open_since = bpf_ktime_get_ns();
+		t->flags &= ~PKSTOP_F_OPEN_UNKNOWN;
+	}
+	if (!t->nested)
+		t->depth = depth;
+	return 0;
+}
+
+SEC("tp_btf/dev_access_disable")
+int BPF_PROG(pkstop_disable, int key, unsigned int depth, bool pkrs_written,
+	     unsigned long caller)
+{
+	__u64 g = gen;
+	int i = g & 1;
+	struct pkstop_totals *tot = cpu_totals();
+	struct pkstop_thread *t;
+
+	if (!tot)
+		return 0;
+	if (in_irq_context()) {
+		tot->irq_events[i]++;
+		return 0;
+	}
+	t = this_thread(tot);
+	if (!t)
+		return 0;
+	note_depth(t, depth, g);
+	if (depth == 0) {
+		if (t->nested) {
+			t->nested--;
+			return 0;
+		}
+		if (t->open_since) {
+			t->open_ns += bpf_ktime_get_ns() - t->open_since;
+			t->open_since = 0;
+		}
+		t->flags &= ~PKSTOP_F_OPEN_UNKNOWN;
+	}
+	if (!t->nested)
+		t->depth = depth;
+	return 0;
+}
+
+SEC("tp_btf/pks_update_protection")
+int BPF_PROG(pkstop_update, int key, unsigned long protection, u32 pkrs_before,
+	     u32 pkrs_after, bool wrmsr)
+{
+	__u64 g = gen;
+	int i = g & 1;
+	struct pkstop_totals *tot = cpu_totals();
+	struct pkstop_thread *t;
+
+	if (!tot)
+		return 0;
+	if (in_irq_context()) {
+		tot->irq_events[i]++;
+		return 0;
+	}
+	tot->c[i].updates++;
+	if (wrmsr)
+		tot->c[i].pkrs_writes++;
+	t = this_thread(tot);
+	if (!t)
+		return 0;
+	t->c[i].updates++;
+	if (wrmsr)
+		t->c[i].pkrs_writes++;
+	return 0;
+}
+
+SEC("tp_btf/pks_fault")
+int BPF_PROG(pkstop_fault, unsigned long address, int key, const char *owner,
+	     bool write, unsigned long ip, u32 pkrs, unsigned int depth, int mode,
+	     int outcome)
+{
+	__u64 g = gen;
+	int i = g & 1;
+	struct pkstop_totals *tot = cpu_totals();
+	struct pkstop_thread *t;
+
+	if (!tot)
+		return 0;
+	if (in_irq_context()) {
+		tot->irq_events[i]++;
+		return 0;
+	}
+	tot->c[i].faults++;
+	t = this_thread(tot);
+	if (t)
+		t->c[i].faults++;
+	return 0;
+}
+
+static __always_inline void key_event(int key, const char *owner, bool alloc)
+{
+	struct pkstop_totals *tot = cpu_totals();
+	struct pkstop_key *k;
+	__u32 idx = key;
+
+	if (tot)
+		__sync_fetch_and_add(&tot->key_events, 1);
+	if (key < 0 || key >= PKSTOP_NR_KEYS)
+		return;	/* a failed allocation: -EOPNOTSUPP, -ENOSPC */
+	k = bpf_map_lookup_elem(&keys, &idx);
+	if (!k)
+		return;
+	k->allocated = alloc;
+	if (owner)
+		bpf_probe_read_kernel_str(k->owner, sizeof(k->owner), owner);
+	k->seq = __sync_fetch_and_add(&key_seq, 1) + 1;
+}
+
+SEC("tp_btf/pks_key_alloc")
+int BPF_PROG(pkstop_key_alloc, const char *owner, int key)
+{
+	key_event(key, owner, true);
+	return 0;
+}
+
+SEC("tp_btf/pks_key_free")
+int BPF_PROG(pkstop_key_free, int key, const char *owner)
+{
+	key_event(key, owner, false);
+	return 0;
+}
+
+/*
+ * Every thread with a window open, a PKRS other than the default, or an
+ * entry in the thread map.  A window found open with no entry was opened
+ * before we attached: seed an entry so its held time counts from now.
+ */
+SEC("iter/task")
+int pkstop_tasks(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *task = ctx->task;
+	struct pkstop_thread *t;
+	struct pkstop_task rec = {};
+
+	if (!task)
+		return 0;
+	rec.tid = task->pid;
+	rec.pid = task->tgid;
+	rec.depth = task->dev_page_access_ref;
+	rec.pkrs = task->thread.saved_pkrs;
+	rec.state = task->__state;
+	t = bpf_map_lookup_elem(&threads, &rec.tid);
+	if (!t && !rec.depth && rec.pkrs == PKSTOP_PKRS_DEFAULT)
+		return 0;
+	if (t && !t->nested) {
+		/*
+		 * An entry made by other events while a window we never saw
+		 * open was open: the window counts from now.  Undo that guess
+		 * once the window is seen closed (its close raced with us).
+		 */
+		if (rec.depth && !t->open_since) {
+			t->open_since = bpf_ktime_get_ns();
+			t->flags |= PKSTOP_F_OPEN_UNKNOWN;
+		} else if (!rec.depth && (t->flags & PKSTOP_F_OPEN_UNKNOWN)) {
+			t->open_since = 0;
+			t->flags &= ~PKSTOP_F_OPEN_UNKNOWN;
+		}
+	}
+	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), task->comm);
+	if (!t && rec.depth) {
+		struct pkstop_thread init = {};
+
+		init.pid = rec.pid;
+		init.depth = rec.depth;
+		init.open_since = bpf_ktime_get_ns();
+		init.flags = PKSTOP_F_OPEN_UNKNOWN;
+		__builtin_memcpy(init.comm, rec.comm, sizeof(init.comm));
+		long err = bpf_map_update_elem(&threads, &rec.tid, &init, BPF_NOEXIST);
+
+		if (err && err != -17) {	/* not EEXIST: the map is full */
+			struct pkstop_totals *tot = cpu_totals();
+
+			if (tot)
+				__sync_fetch_and_add(&tot->map_full, 1);
+		}
+	}
+	bpf_seq_write(seq, &rec, sizeof(rec));
+	return 0;
+}

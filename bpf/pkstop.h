@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types shared by bpf/pkstop.bpf.c and pkstop/ (user space).
+ *
+ * Counting without losing updates: every counter lives in two slots, and
+ * the BPF programs add to slot (gen & 1), gen being a global that user
+ * space bumps once per interval.  After the bump user space waits for an
+ * RCU grace period (so no program still uses the old gen), then reads
+ * the old slot, which nothing writes any more.  Slots are cumulative and
+ * never reset: user space keeps the last value it read of each slot and
+ * takes the difference, so there is no read-then-delete race at all.
+ */
+#ifndef PKSTOP_H
+#define PKSTOP_H
+
+#define PKSTOP_MAX_THREADS	10240
+#define PKSTOP_COMM_LEN		16
+#define PKSTOP_OWNER_LEN	64
+#define PKSTOP_NR_KEYS		16
+#define PKSTOP_PKRS_DEFAULT	0x55555554u
+
+/* Counters of one slot (one interval in two). */
+struct pkstop_counts {
+	__u64 opens;		/* outermost opens: dev_access_enable, depth 1 */
+	__u64 enables;		/* every dev_access_enable */
+	__u64 pkrs_writes;	/* pks_update_protection that wrote the MSR */
+	__u64 updates;		/* pks_update_protection events */
+	__u64 faults;		/* pks_fault */
+};
+
+/* Thread flags */
+#define PKSTOP_F_OPEN_UNKNOWN	1	/* window found open: opened before we started */
+
+/* Value of the per-thread hash map, key = TID. */
+struct pkstop_thread {
+	__u32 pid;		/* tgid */
+	__u32 flags;
+	char comm[PKSTOP_COMM_LEN];
+	__u32 depth;		/* last depth seen in thread context */
+	__u32 nested;		/* windows of exception handlers inside ours */
+	__u64 open_since;	/* ktime ns the outermost window opened; 0 closed */
+	__u64 open_ns;		/* cumulative time of closed windows */
+	__u64 max_gen[2];	/* max_depth[i] belongs to interval max_gen[i] */
+	__u32 max_depth[2];
+	struct pkstop_counts c[2];
+};
+
+/* Per-CPU system totals. */
+struct pkstop_totals {
+	struct pkstop_counts c[2];
+	__u64 irq_events[2];	/* events in hardirq/NMI context (not a thread's) */
+	__u64 map_full;		/* failed inserts into the thread map */
+	__u64 key_events;	/* pks_key_alloc/free seen */
+};
+
+/* One key's state as the alloc/free tracepoints last saw it. */
+struct pkstop_key {
+	__u64 seq;		/* event counter: 0 = never seen */
+	__u32 allocated;
+	__u32 pad;
+	char owner[PKSTOP_OWNER_LEN];
+};
+
+/* One record of the task iterator. */
+struct pkstop_task {
+	__u32 tid;
+	__u32 pid;
+	__u32 depth;		/* task->dev_page_access_ref */
+	__u32 pkrs;		/* task->thread.saved_pkrs */
+	__u32 state;		/* task->__state */
+	__u32 mark;		/* 0 from BPF; user space marks records it used */
+	char comm[PKSTOP_COMM_LEN];
+};
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pkstop command line: parsed into struct pkstop_opts, testable on its own. */
+#ifndef PKSTOP_OPTS_H
+#define PKSTOP_OPTS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum pkstop_sort {
+	PKSTOP_SORT_DEPTH,
+	PKSTOP_SORT_OPENS,
+	PKSTOP_SORT_OPENPCT,
+	PKSTOP_SORT_FAULTS,
+	PKSTOP_SORT_TID,
+};
+
+struct pkstop_opts {
+	double interval;	/* seconds */
+	long count;		/* intervals to show; 0 = until interrupted */
+	pid_t pid;		/* 0 = every process */
+	int rows;		/* rows to show; -1 = default (20 text, all JSON) */
+	enum pkstop_sort sort;
+	bool noclear;
+	bool batch;
+	bool json;
+	bool verbose;
+	bool help;		/* --help was printed: exit 0 */
+};
+
+/* Name <-> enum for -s; -1 for an unknown name. */
+int pkstop_sort_parse(const char *name);
+const char *pkstop_sort_name(enum pkstop_sort sort);
+
+/*
+ * Parse argv into @opts (defaults first).  Returns 0 to run, 1 when help
+ * was printed (exit 0), 2 on a bad option (one line already on stderr).
+ */
+int pkstop_parse_opts(int argc, char **argv, struct pkstop_opts *opts);
+
+#endif

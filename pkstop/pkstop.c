@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pkstop: live, top-like view of protection keys (PKS), per thread.
+ *
+ * Each interval: bump the BPF side's `gen` so new events go to the other
+ * counter slot, wait for an RCU grace period (every BPF program that read
+ * the old gen has finished), read the quiet slot of the per-CPU totals
+ * and of every thread, run the task iterator for window depths and PKRS,
+ * and print.  Totals and rows come from the same quiet slot, so the
+ * totals are exactly the sum of the rows.
+ */
+#include <errno.h>
+#include <search.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "pks_common.h"
+#include "pkstop.h"
+#include "pkstop.skel.h"
+#include "account.h"
+#include "opts.h"
+#include "view.h"
+
+static volatile sig_atomic_t exiting;
+
+static void on_signal(int sig)
+{
+	exiting = 1;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	return vfprintf(stderr, fmt, args);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+struct pkstop {
+	struct pkstop_bpf *skel;
+	struct bpf_link *iter;
+	int sync_outer, sync_inner;
+	int ncpus;
+	struct pkstop_totals *percpu;		/* lookup buffer */
+	struct pkstop_counts prev_totals[2];
+	uint64_t prev_irq[2];
+	void *states;				/* tsearch tree of pkstop_tstate */
+	struct pkstop_task *tasks;		/* iterator output, sorted by TID */
+	size_t ntasks, tasks_cap;
+	struct pkstop_row *rows;
+	size_t nrows, rows_cap;
+	char start_owners[PKS_NR_KEYS][PKS_OWNER_LEN];
+	uint16_t start_mask;
+	bool pks_present;
+	double last_cpu;	/* our CPU time at the last sample */
+};
+
+/*
+ * Updating an element of a map-in-map makes the kernel wait for an RCU
+ * grace period (maybe_wait_bpf_programs), and the tracepoint programs run
+ * inside RCU read-side sections: when this returns, none of them still
+ * uses the gen it read before.
+ */
+static int sync_programs(struct pkstop *p)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(p->sync_outer, &zero, &p->sync_inner, BPF_ANY);
+}
+
+static int setup_sync(struct pkstop *p)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+
+	p->sync_inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pkstop_sync_in", 4, 4, 1, NULL);
+	if (p->sync_inner < 0)
+		return p->sync_inner;
+	opts.inner_map_fd = p->sync_inner;
+	p->sync_outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "pkstop_sync", 4, 4, 1, &opts);
+	return p->sync_outer < 0 ? p->sync_outer : 0;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct pkstop_task *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_state(const void *a, const void *b)
+{
+	const struct pkstop_tstate *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Run the task iterator: every thread with a window, a PKRS or an entry. */
+static int read_tasks(struct pkstop *p)
+{
+	int fd, n;
+	size_t got = 0;
+
+	fd = bpf_iter_create(bpf_link__fd(p->iter));
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (got + sizeof(struct pkstop_task) * 64 > p->tasks_cap * sizeof(struct pkstop_task)) {
+			size_t cap = p->tasks_cap ? p->tasks_cap * 2 : 1024;
+			void *t = realloc(p->tasks, cap * sizeof(struct pkstop_task));
+
+			if (!t) {
+				close(fd);
+				return -ENOMEM;
+			}
+			p->tasks = t;
+			p->tasks_cap = cap;
+		}
+		n = read(fd, (char *)p->tasks + got, p->tasks_cap * sizeof(struct pkstop_task) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (!n)
+			break;
+		got += n;
+	}
+	close(fd);
+	p->ntasks = got / sizeof(struct pkstop_task);
+	qsort(p->tasks, p->ntasks, sizeof(*p->tasks), cmp_task);
+	return 0;
+}
+
+static struct pkstop_task *find_task(struct pkstop *p, uint32_t tid)
+{
+	struct pkstop_task key = { .tid = tid };
+
+	return bsearch(&key, p->tasks, p->ntasks, sizeof(*p->tasks), cmp_task);
+}
+
+static struct pkstop_row *new_row(struct pkstop *p)
+{
+	if (p->nrows == p->rows_cap) {
+		size_t cap = p->rows_cap ? p->rows_cap * 2 : 256;
+		void *r = realloc(p->rows, cap * sizeof(*p->rows));
+
+		if (!r)
+			return NULL;
+		p->rows = r;
+		p->rows_cap = cap;
+	}
+	return &p->rows[p->nrows++];
+}
+
+static uint64_t prog_misses(struct pkstop *p)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
+/* Keys: debugfs when readable, else the start list updated by events. */
+static void read_keys(struct pkstop *p, struct pkstop_sample *s)
+{
+	struct pkstop_key k;
+	__u32 key;
+
+	if (pks_read_keys(NULL, s->owners, &s->keymask) >= 0) {
+		s->keys_from_debugfs = true;
+		return;
+	}
+	memcpy(s->owners, p->start_owners, sizeof(s->owners));
+	s->keymask = p->start_mask;
+	for (key = 0; key < PKS_NR_KEYS; key++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.keys), &key, &k) || !k.seq)
+			continue;
+		if (k.allocated) {
+			s->keymask |= 1u << key;
+			snprintf(s->owners[key], PKS_OWNER_LEN, "%.*s",
+				 (int)sizeof(k.owner), k.owner);
+		} else {
+			s->keymask &= ~(1u << key);
+			s->owners[key][0] = '\0';
+		}
+	}
+}
+
+static int read_totals(struct pkstop *p, int slot, struct pkstop_sample *s)
+{
+	__u32 zero = 0;
+	struct pkstop_counts sum = {};
+	uint64_t irq = 0;
+	int cpu;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.totals), &zero, p->percpu))
+		return -errno;
+	for (cpu = 0; cpu < p->ncpus; cpu++) {
+		const struct pkstop_totals *t = &p->percpu[cpu];
+
+		sum.opens += t->c[slot].opens;
+		sum.enables += t->c[slot].enables;
+		sum.pkrs_writes += t->c[slot].pkrs_writes;
+		sum.updates += t->c[slot].updates;
+		sum.faults += t->c[slot].faults;
+		irq += t->irq_events[slot];
+		s->map_full += t->map_full;
+		s->key_events += t->key_events;
+	}
+	pkstop_counts_delta(&sum, &p->prev_totals[slot], &s->totals);
+	p->prev_totals[slot] = sum;
+	s->irq_events = irq - p->prev_irq[slot];
+	p->prev_irq[slot] = irq;
+	return 0;
+}
+
+/* Walk the thread map: one row per thread with activity or state. */
+static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
+			uint64_t interval_ns, struct pkstop_sample *s)
+{
+	int fd = bpf_map__fd(p->skel->maps.threads);
+	__u32 key, next, *prev = NULL;
+	struct pkstop_thread t;
+	size_t i;
+
+	p->nrows = 0;
+	s->threads_tracked = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct pkstop_tstate probe = { .tid = next }, *st, **found;
+		struct pkstop_task *task;
+		struct pkstop_row row;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &t))
+			continue;	/* deleted meanwhile */
+		s->threads_tracked++;
+		found = tfind(&probe, &p->states, cmp_state);
+		if (found) {
+			st = *found;
+		} else {
+			st = calloc(1, sizeof(*st));
+			if (!st)
+				return -ENOMEM;
+			st->tid = key;
+			tsearch(st, &p->states, cmp_state);
+		}
+		task = find_task(p, key);
+		pkstop_account(st, &t, task, old_gen, now, interval_ns, &row);
+		if (task)
+			task->mark = 1;	/* has an entry: no iterator-only row */
+		if (pkstop_row_interesting(&row)) {
+			struct pkstop_row *r = new_row(p);
+
+			if (!r)
+				return -ENOMEM;
+			*r = row;
+		}
+		/*
+		 * Gone for two samples and quiet: its last counts are in this
+		 * interval's row, and nothing can add to them any more.
+		 */
+		if (!task && st->absent >= 2 && !pkstop_delta_any(&row.d)) {
+			bpf_map_delete_elem(fd, &key);
+			tdelete(st, &p->states, cmp_state);
+			free(st);
+		}
+	}
+	/* Threads with state and no events (e.g. a PKRS set before we started). */
+	for (i = 0; i < p->ntasks; i++) {
+		struct pkstop_row *r;
+
+		if (p->tasks[i].mark)
+			continue;
+		r = new_row(p);
+		if (!r)
+			return -ENOMEM;
+		pkstop_row_from_task(&p->tasks[i], r);
+	}
+	s->rows = p->rows;
+	s->nrows = p->nrows;
+	return 0;
+}
+
+static int sample(struct pkstop *p, uint64_t now, uint64_t interval_ns,
+		  struct pkstop_sample *s)
+{
+	uint64_t old_gen = p->skel->bss->gen;
+	double cpu;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	clock_gettime(CLOCK_REALTIME, &s->wall);
+	s->interval_s = interval_ns / 1e9;
+	/* Close the interval: new events go to the other slot. */
+	p->skel->bss->gen = old_gen + 1;
+	err = sync_programs(p);
+	if (err)
+		return err;
+	err = read_totals(p, old_gen & 1, s);
+	if (!err)
+		err = read_tasks(p);
+	if (!err)
+		err = read_threads(p, old_gen, now, interval_ns, s);
+	if (err)
+		return err;
+	s->missed = prog_misses(p);
+	cpu = cpu_seconds();
+	s->self_cpu_ms = (cpu - p->last_cpu) * 1e3;
+	p->last_cpu = cpu;
+	read_keys(p, s);
+	s->pks_present = p->pks_present;
+	s->pks_enabled = p->pks_present && (s->keymask & ~1u);
+	return 0;
+}
+
+static void sleep_until(uint64_t deadline)
+{
+	struct timespec ts = {
+		.tv_sec = deadline / 1000000000ull,
+		.tv_nsec = deadline % 1000000000ull,
+	};
+
+	while (!exiting && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	struct pkstop p = { .sync_outer = -1, .sync_inner = -1 };
+	struct pkstop_opts opts;
+	struct pkstop_sample s;
+	uint64_t start, last, deadline, step;
+	bool tty, clear;
+	long n = 0;
+	int err;
+
+	err = pkstop_parse_opts(argc, argv, &opts);
+	if (err)
+		return err == 1 ? 0 : 2;
+	if (pks_check_environment("pkstop"))
+		return 2;
+	if (opts.verbose)
+		libbpf_set_print(libbpf_print);
+	else
+		libbpf_set_print(NULL);
+
+	tty = isatty(STDOUT_FILENO);
+	if (!tty)
+		opts.batch = true;
+	clear = !opts.batch && !opts.json && !opts.noclear;
+	p.pks_present = pks_cpu_has_pks();
+	if (pks_read_keys(NULL, p.start_owners, &p.start_mask) < 0)
+		p.start_mask = 0;
+
+	p.ncpus = libbpf_num_possible_cpus();
+	p.percpu = calloc(p.ncpus > 0 ? p.ncpus : 1, sizeof(*p.percpu));
+	if (p.ncpus <= 0 || !p.percpu) {
+		fprintf(stderr, "pkstop: cannot size per-CPU buffers\n");
+		return 1;
+	}
+	p.skel = pkstop_bpf__open_and_load();
+	if (!p.skel) {
+		fprintf(stderr, "pkstop: cannot load the BPF programs: %s (run with -v)\n",
+			strerror(errno));
+		return 2;
+	}
+	err = setup_sync(&p);
+	if (err) {
+		fprintf(stderr, "pkstop: cannot create the sync maps: %s\n", strerror(-err));
+		goto out;
+	}
+	err = pkstop_bpf__attach(p.skel);
+	if (err) {
+		fprintf(stderr, "pkstop: cannot attach to the pks tracepoints: %s\n",
+			strerror(-err));
+		goto out;
+	}
+	p.iter = bpf_program__attach_iter(p.skel->progs.pkstop_tasks, NULL);
+	if (!p.iter) {
+		err = -errno;
+		fprintf(stderr, "pkstop: cannot attach the task iterator: %s\n", strerror(errno));
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	/* A first sample, not shown: seeds windows already open, and depths. */
+	start = last = mono_ns();
+	err = sample(&p, last, 1, &s);
+	if (err) {
+		fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
+		goto out;
+	}
+	step = opts.interval * 1e9;
+	deadline = start + step;
+	while (!exiting) {
+		uint64_t now;
+
+		sleep_until(deadline);
+		if (exiting)
+			break;
+		now = mono_ns();
+		err = sample(&p, now, now - last, &s);
+		if (err) {
+			fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
+			goto out;
+		}
+		last = now;
+		pkstop_sort_rows(s.rows, s.nrows, opts.sort);
+		if (opts.json) {
+			pkstop_print_json(stdout, &s, &opts);
+		} else {
+			if (clear)
+				fputs("\033[H\033[2J", stdout);
+			else if (n)
+				fputc('\n', stdout);
+			pkstop_print_text(stdout, &s, &opts);
+		}
+		fflush(stdout);
+		if (opts.count && ++n >= opts.count)
+			break;
+		if (!opts.count)
+			n++;
+		deadline += step;
+		/* Fell behind (suspended, slow guest): don't burst to catch up. */
+		if (deadline < now)
+			deadline = now + step;
+	}
+	err = 0;
+out:
+	bpf_link__destroy(p.iter);
+	pkstop_bpf__destroy(p.skel);
+	if (p.sync_outer >= 0)
+		close(p.sync_outer);
+	if (p.sync_inner >= 0)
+		close(p.sync_inner);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pkstop's view of one interval: rows, sorting, text and JSON output.
+ * Pure functions of a struct pkstop_sample, so the host tests can check
+ * them without BPF.
+ */
+#ifndef PKSTOP_VIEW_H
+#define PKSTOP_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "opts.h"
+#include "pks_common.h"
+
+/* Per-interval counts (deltas), for a thread or the system. */
+struct pkstop_delta {
+	uint64_t opens;		/* outermost window opens */
+	uint64_t enables;	/* dev_access_enable calls, any depth */
+	uint64_t pkrs_writes;	/* PKRS MSR writes by protection updates */
+	uint64_t updates;	/* pks_update_protection calls */
+	uint64_t faults;	/* PKS faults */
+};
+
+struct pkstop_row {
+	uint32_t tid;
+	uint32_t pid;
+	char comm[16];
+	bool have_state;	/* depth and pkrs come from the task iterator */
+	bool exited;		/* gone; these are its last counts */
+	uint32_t pkrs;
+	uint32_t depth;		/* now */
+	uint32_t max_depth;	/* in the interval */
+	struct pkstop_delta d;
+	double open_pct;	/* of the interval with its window open */
+	double held_s;		/* window open for this long; < 0: closed */
+	bool held_lower_bound;	/* open before pkstop started: at least held_s */
+};
+
+struct pkstop_sample {
+	struct timespec wall;	/* end of the interval */
+	double interval_s;	/* measured length */
+	bool pks_present;	/* CPU has PKS */
+	bool pks_enabled;	/* the kernel uses it (keys allocated) */
+	bool keys_from_debugfs;
+	char owners[PKS_NR_KEYS][PKS_OWNER_LEN];
+	uint16_t keymask;
+	struct pkstop_delta totals;
+	uint64_t irq_events;	/* in hardirq/NMI context: no thread's */
+	uint64_t key_events;	/* pks_key_alloc/free since start */
+	uint64_t map_full;	/* failed thread-map inserts since start */
+	uint64_t missed;	/* BPF program runs the kernel skipped (recursion) */
+	uint64_t threads_tracked;
+	double self_cpu_ms;	/* CPU time pkstop used since the last sample */
+	struct pkstop_row *rows;
+	size_t nrows;
+};
+
+/* Sort rows in place (stable: ties by TID). */
+void pkstop_sort_rows(struct pkstop_row *rows, size_t n, enum pkstop_sort sort);
+
+/* "850ms" "12.3s" "4m05s" "2h03m" "3d04h"; buf of at least 16 bytes. */
+const char *pkstop_fmt_duration(double s, char *buf, size_t len);
+
+/* Rights of the allocated keys other than key 0 (the kernel's), e.g. "1:NA". */
+int pkstop_fmt_rights(uint32_t pkrs, uint16_t keymask, char *buf, size_t len);
+
+/* One table line (no newline) and its header. */
+int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval_s,
+		   char *buf, size_t len);
+const char *pkstop_table_header(void);
+
+/* Rows that pass -p and fit -r. */
+size_t pkstop_visible_rows(const struct pkstop_sample *s, const struct pkstop_opts *o,
+			   size_t *shown);
+
+void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o);
+void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o);
+
+#endif
