@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pksfault: stray PKS faults and leaked device-access windows.
+ *
+ * pks_fault events go to user space whole (with the kernel stack).  The
+ * dev_access_enable/disable events are followed here: only a thread's
+ * outermost window (depth 1 open .. depth 0 close) is kept in a hash map,
+ * and only windows held longer than leak_ns reach user space, so the
+ * per-window cost stays a map update and a delete.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "pksfault.h"
+
+#define HARDIRQ_MASK	0x000f0000
+#define NMI_MASK	0x00f00000
+#define SOFTIRQ_OFFSET	0x00000100	/* set only while serving softirqs */
+
+const volatile pid_t target_pid = 0;	/* tgid, 0: all */
+const volatile pid_t target_tid = 0;
+const volatile int target_key = -1;
+const volatile bool track_windows = false;	/* --leak or --hist */
+const volatile bool window_stacks = false;	/* --leak: stack at each open */
+const volatile __u64 leak_ns = 0;
+
+/* Log2 histogram of window durations in usecs (--hist). */
+__u64 hist[PKSFAULT_HIST_SLOTS] = {};
+
+extern int __preempt_count __ksym;
+extern const void page_offset_base __ksym;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PKSFAULT_MAX_WINDOWS);
+	__type(key, __u64);
+	__type(value, struct pksfault_window);
+} windows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pksfault_stats);
+} stats SEC(".maps");
+
+/* Scratch for building a window record: too big for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pksfault_window);
+} scratch SEC(".maps");
+
+static __always_inline void count(int stat)
+{
+	__u32 zero = 0;
+	struct pksfault_stats *s = bpf_map_lookup_elem(&stats, &zero);
+
+	if (s && stat >= 0 && stat < PKSFAULT_STAT_NR)
+		s->v[stat]++;	/* per-CPU: no atomics needed */
+}
+
+static __always_inline bool filtered(int key)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (target_pid && (id >> 32) != target_pid)
+		return true;
+	if (target_tid && (__u32)id != target_tid)
+		return true;
+	if (target_key >= 0 && key != target_key)
+		return true;
+	return false;
+}
+
+/*
+ * Which nesting counter the current event belongs to.  Interrupt handlers
+ * run with their own depth (the interrupted thread's is saved and
+ * restored), so their events must not open or close the thread's window.
+ */
+static __always_inline int current_ctx(void)
+{
+	int pc = *(int *)bpf_this_cpu_ptr(&__preempt_count);
+
+	if (pc & (HARDIRQ_MASK | NMI_MASK))
+		return PKSFAULT_CTX_HARDIRQ;
+	if (pc & SOFTIRQ_OFFSET)
+		return PKSFAULT_CTX_SOFTIRQ;
+	return PKSFAULT_CTX_TASK;
+}
+
+SEC("tp_btf/pks_fault")
+int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool write,
+	     unsigned long ip, u32 pkrs, unsigned int depth, int mode, int outcome)
+{
+	struct pksfault_event *e;
+	__u64 id, base = 0;
+
+	if (filtered(key))
+		return 0;
+	count(PKSFAULT_STAT_FAULTS);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(PKSFAULT_STAT_LOST);
+		return 0;
+	}
+	id = bpf_get_current_pid_tgid();
+	e->type = PKSFAULT_EV_FAULT;
+	e->cpu = bpf_get_smp_processor_id();
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->key = key;
+	e->address = address;
+	/* Direct-map addresses only; user space checks the result against /proc/iomem. */
+	if (bpf_probe_read_kernel(&base, sizeof(base), &page_offset_base) == 0 &&
+	    address >= base)
+		e->phys = address - base;
+	else
+		e->phys = 0;
+	e->ip = ip;
+	e->pkrs = pkrs;
+	e->depth = depth;
+	e->mode = mode;
+	e->outcome = outcome;
+	e->write = write;
+	e->ctx = current_ctx();
+	e->owner[0] = '\0';
+	if (owner)
+		bpf_probe_read_kernel_str(e->owner, sizeof(e->owner), owner);
+	e->open_ns = 0;
+	e->duration_ns = 0;
+	e->open_caller = 0;
+	e->close_caller = 0;
+	e->stack_sz = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp_btf/dev_access_enable")
+int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
+	     unsigned long caller)
+{
+	struct pksfault_window *w;
+	__u32 zero = 0;
+	__u64 id, wkey;
+	int c;
+
+	if (!track_windows || depth != 1 || filtered(key))
+		return 0;
+	c = current_ctx();
+	if (c == PKSFAULT_CTX_HARDIRQ) {
+		count(PKSFAULT_STAT_IRQ_EVENTS);
+		return 0;
+	}
+	w = bpf_map_lookup_elem(&scratch, &zero);
+	if (!w)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	w->start_ns = bpf_ktime_get_ns();
+	w->caller = caller;
+	w->pid = id >> 32;
+	w->tid = (__u32)id;
+	w->key = key;
+	bpf_get_current_comm(w->comm, sizeof(w->comm));
+	if (window_stacks)
+		w->stack_sz = bpf_get_stack(ctx, w->stack, sizeof(w->stack), 0);
+	else
+		w->stack_sz = 0;
+	wkey = (__u64)w->tid << 2 | c;
+	if (bpf_map_update_elem(&windows, &wkey, w, BPF_ANY))
+		count(PKSFAULT_STAT_WIN_UNTRACKED);	/* map full: say so */
+	else
+		count(PKSFAULT_STAT_WIN_OPENED);
+	return 0;
+}
+
+/* floor(log2(v)), 0 for v <= 1; branch-free so the verifier sees no loop. */
+static __always_inline int log2_slot(__u64 v)
+{
+	__u64 r, shift;
+
+	r = (v > 0xffffffffULL) << 5;
+	v >>= r;
+	shift = (v > 0xffff) << 4;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xff) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xf) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+SEC("tp_btf/dev_access_disable")
+int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
+	     unsigned long caller)
+{
+	struct pksfault_window *w;
+	struct pksfault_event *e;
+	__u64 wkey, now, dur;
+	int c, slot;
+
+	if (!track_windows || depth != 0 || filtered(key))
+		return 0;
+	c = current_ctx();
+	if (c == PKSFAULT_CTX_HARDIRQ) {
+		count(PKSFAULT_STAT_IRQ_EVENTS);
+		return 0;
+	}
+	wkey = (__u64)(__u32)bpf_get_current_pid_tgid() << 2 | c;
+	w = bpf_map_lookup_elem(&windows, &wkey);
+	if (!w) {
+		count(PKSFAULT_STAT_WIN_UNMATCHED);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	dur = now - w->start_ns;
+	count(PKSFAULT_STAT_WIN_CLOSED);
+	slot = log2_slot(dur / 1000);
+	if (slot >= 0 && slot < PKSFAULT_HIST_SLOTS)
+		__sync_fetch_and_add(&hist[slot], 1);
+	if (leak_ns && dur > leak_ns) {
+		count(PKSFAULT_STAT_LEAKS);
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e) {
+			count(PKSFAULT_STAT_LOST);
+		} else {
+			__builtin_memset(e, 0, offsetof(struct pksfault_event, stack));
+			e->type = PKSFAULT_EV_LEAK;
+			e->cpu = bpf_get_smp_processor_id();
+			e->ts_ns = now;
+			e->pid = w->pid;
+			e->tid = w->tid;
+			__builtin_memcpy(e->comm, w->comm, sizeof(e->comm));
+			e->key = w->key;
+			e->ctx = c;
+			e->open_ns = w->start_ns;
+			e->duration_ns = dur;
+			e->open_caller = w->caller;
+			e->close_caller = caller;
+			e->stack_sz = w->stack_sz;
+			__builtin_memcpy(e->stack, w->stack, sizeof(e->stack));
+			bpf_ringbuf_submit(e, 0);
+		}
+	}
+	bpf_map_delete_elem(&windows, &wkey);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Records shared by bpf/pksfault.bpf.c and tools/pksfault.c. */
+#ifndef PKSFAULT_H
+#define PKSFAULT_H
+
+#define PKSFAULT_TASK_COMM_LEN	16
+#define PKSFAULT_OWNER_LEN	32
+#define PKSFAULT_MAX_STACK	32
+#define PKSFAULT_HIST_SLOTS	32
+#define PKSFAULT_MAX_WINDOWS	16384
+
+enum pksfault_event_type {
+	PKSFAULT_EV_FAULT = 1,
+	PKSFAULT_EV_LEAK = 2,	/* a window held longer than --leak MS, now closed */
+};
+
+/* Window-tracking context: which nesting counter an event belongs to. */
+enum pksfault_ctx {
+	PKSFAULT_CTX_TASK = 0,
+	PKSFAULT_CTX_SOFTIRQ = 1,
+	PKSFAULT_CTX_HARDIRQ = 2,	/* hardirq or NMI: never a thread's window */
+};
+
+/* Counters, one per CPU (summed in user space). */
+enum pksfault_stat {
+	PKSFAULT_STAT_FAULTS,		/* pks_fault events matching the filters */
+	PKSFAULT_STAT_LOST,		/* ring buffer full: event dropped */
+	PKSFAULT_STAT_WIN_OPENED,	/* outermost windows opened */
+	PKSFAULT_STAT_WIN_CLOSED,	/* ... and closed (matched with their open) */
+	PKSFAULT_STAT_WIN_UNTRACKED,	/* window map full: a window not followed */
+	PKSFAULT_STAT_WIN_UNMATCHED,	/* close with no open seen (opened before attach) */
+	PKSFAULT_STAT_IRQ_EVENTS,	/* dev_access events in hardirq/NMI, ignored */
+	PKSFAULT_STAT_LEAKS,		/* windows closed after more than --leak MS */
+	PKSFAULT_STAT_NR,
+};
+
+struct pksfault_stats {
+	__u64 v[PKSFAULT_STAT_NR];
+};
+
+/* An open outermost window, keyed by tid << 2 | ctx. */
+struct pksfault_window {
+	__u64 start_ns;
+	__u64 caller;		/* who called the outermost dev_access_enable */
+	__u32 pid;
+	__u32 tid;
+	__s32 key;
+	__s32 stack_sz;		/* bytes in stack[], or -errno */
+	char comm[PKSFAULT_TASK_COMM_LEN];
+	__u64 stack[PKSFAULT_MAX_STACK];
+};
+
+struct pksfault_event {
+	__u32 type;
+	__u32 cpu;
+	__u64 ts_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 pid;
+	__u32 tid;
+	char comm[PKSFAULT_TASK_COMM_LEN];
+	__s32 key;
+	__s32 stack_sz;		/* bytes in stack[], or -errno */
+	/* PKSFAULT_EV_FAULT */
+	__u64 address;
+	__u64 phys;		/* address - page_offset_base (direct map) */
+	__u64 ip;
+	__u32 pkrs;
+	__u32 depth;
+	__s32 mode;
+	__s32 outcome;
+	__u8 write;
+	__u8 ctx;		/* enum pksfault_ctx of the faulting context */
+	__u8 pad[6];
+	char owner[PKSFAULT_OWNER_LEN];
+	/* PKSFAULT_EV_LEAK */
+	__u64 open_ns;
+	__u64 duration_ns;
+	__u64 open_caller;
+	__u64 close_caller;
+	__u64 stack[PKSFAULT_MAX_STACK];	/* fault: at the fault; leak: at open */
+};
+
+#endif /* PKSFAULT_H */

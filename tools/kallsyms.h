@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Kernel address -> "function+0xoff [module]" from a kallsyms-format file. */
+#ifndef PKS_KALLSYMS_H
+#define PKS_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+	const char *module;	/* NULL for vmlinux */
+};
+
+struct ksyms;
+
+/* Load @path (NULL: /proc/kallsyms).  NULL with errno set on failure. */
+struct ksyms *ksyms_load(const char *path);
+void ksyms_free(struct ksyms *ks);
+/* Number of symbols loaded (0 when kallsyms hides addresses: not root). */
+size_t ksyms_count(const struct ksyms *ks);
+/* The symbol containing @addr (the last one at or below it), or NULL. */
+const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr);
+/*
+ * "func+0x1a" or "func+0x1a [mod]" into @buf; the bare address in hex when
+ * no symbol covers it.  Returns @buf.
+ */
+const char *ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t len);
+
+#endif /* PKS_KALLSYMS_H */

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pksfault: did anything touch PKS-protected memory it should not have,
+ * and which code opened a device-access window and did not close it?
+ *
+ * Streams pks_fault events with stacks, follows each thread's outermost
+ * dev_access window (--leak, --hist), and gates a command (-- CMD) on
+ * both.  Output and summary formatting live in pksfault_fmt.c and
+ * pksfault_report.c; options in pksfault_opts.c.
+ */
+#define _GNU_SOURCE	/* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "pks_common.h"
+#include "pksfault_fmt.h"
+#include "pksfault_opts.h"
+#include "pksfault_report.h"
+#include "pksfault.skel.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static struct pksfault_opts opts;
+static struct pksfault_env env;
+static struct pksfault_report report;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	/* Quiet unless -v: our errors are one line of our own. */
+	if (!opts.verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	const struct pksfault_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	switch (e->type) {
+	case PKSFAULT_EV_FAULT:
+		report_add_fault(&report, e);
+		pksfault_print_fault(stdout, &env, e);
+		break;
+	case PKSFAULT_EV_LEAK:
+		report_add_leak(&report, e);
+		pksfault_print_leak(stdout, &env, e);
+		break;
+	}
+	return 0;
+}
+
+static void setup_env(void)
+{
+	int ret;
+
+	env.json = opts.json;
+	env.mono_to_real_ns = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
+	env.ks = ksyms_load(NULL);
+	if (!env.ks || !ksyms_count(env.ks))
+		fprintf(stderr, "pksfault: /proc/kallsyms unreadable: stacks shown as addresses\n");
+	iomem_load(NULL, &env.iomem);
+	/* Absent without PKS or debugfs: owners then come from the events. */
+	ret = pks_read_keys(NULL, env.owners, &env.keymask);
+	if (ret < 0 && ret != -ENOENT && opts.verbose)
+		fprintf(stderr, "pksfault: %s: %s\n", PKS_KEYS_PATH, strerror(-ret));
+}
+
+/*
+ * Fork and exec the command; the exec's errno comes back through a
+ * close-on-exec pipe, so "not found" is told apart from the command's
+ * own exit 127.  Returns the pid, or -1 after printing why.
+ */
+static pid_t start_command(char **cmd)
+{
+	int pfd[2], err = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		fprintf(stderr, "pksfault: pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "pksfault: fork: %s\n", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(cmd[0], cmd);
+		err = errno;
+		if (write(pfd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		fprintf(stderr, "pksfault: cannot run '%s': %s\n", cmd[0], strerror(err));
+		return -1;
+	}
+	return pid;
+}
+
+static void read_stats(struct pksfault_bpf *skel)
+{
+	int ncpus = libbpf_num_possible_cpus(), i, s;
+	struct pksfault_stats *percpu;
+	__u32 zero = 0;
+
+	if (ncpus <= 0)
+		return;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &zero, percpu))
+		for (i = 0; i < ncpus; i++)
+			for (s = 0; s < PKSFAULT_STAT_NR; s++)
+				report.stats.v[s] += percpu[i].v[s];
+	free(percpu);
+}
+
+/* Windows still open now: listed with how long so far (--leak), counted for --hist. */
+static void list_open_windows(struct pksfault_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.windows);
+	struct pksfault_window w;
+	__u64 key, next, *prev = NULL;
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &w))
+			continue;	/* closed meanwhile */
+		report_add_open(&report, now > w.start_ns ? now - w.start_ns : 0);
+		if (opts.leak_ms >= 0)
+			pksfault_print_open(stdout, &env, &w, now);
+	}
+}
+
+static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC), deadline = 0;
+	pid_t child = -1;
+	int status, err;
+
+	if (opts.duration)
+		deadline = start + (uint64_t)opts.duration * 1000000000;
+	if (opts.cmd) {
+		report.cmd = opts.cmd;
+		child = start_command(opts.cmd);
+		if (child < 0)
+			return PKSFAULT_EXIT_ERROR;
+	} else if (!opts.json) {
+		fprintf(stderr, "pksfault: tracing PKS faults%s... %s\n",
+			opts.leak_ms >= 0 ? " and leaked windows" : "",
+			opts.duration ? "" : "Ctrl-C to end.");
+	}
+	while (!stop_signal) {
+		err = ring_buffer__poll(rb, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "pksfault: ring buffer: %s\n", strerror(-err));
+			return PKSFAULT_EXIT_ERROR;
+		}
+		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
+			break;
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			report.cmd_ran = true;
+			report.cmd_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+			report.cmd_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+			child = -1;
+			break;
+		}
+	}
+	if (child > 0) {	/* stopped by a signal: the command goes too */
+		kill(child, SIGTERM);
+		if (waitpid(child, &status, 0) == child) {
+			report.cmd_ran = true;
+			report.cmd_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+			report.cmd_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		}
+	}
+	/* Everything the kernel produced until now is in the buffer: drain it. */
+	ring_buffer__consume(rb);
+	report.elapsed_s = (now_ns(CLOCK_MONOTONIC) - start) / 1e9;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ring_buffer *rb = NULL;
+	struct pksfault_bpf *skel;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int err, ret = PKSFAULT_EXIT_ERROR;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* serial consoles, pipes: whole lines */
+	if (pksfault_parse_args(argc, argv, &opts, stderr))
+		return PKSFAULT_EXIT_ERROR;
+	if (opts.help)
+		return 0;
+	if (pks_check_environment("pksfault"))
+		return PKSFAULT_EXIT_ERROR;
+	if (!pks_cpu_has_pks())
+		fprintf(stderr, "pksfault: this CPU has no PKS: protection-key faults cannot occur\n");
+	libbpf_set_print(libbpf_print);
+
+	skel = pksfault_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "pksfault: cannot open BPF object: %s\n", strerror(errno));
+		return PKSFAULT_EXIT_ERROR;
+	}
+	skel->rodata->target_pid = opts.pid;
+	skel->rodata->target_tid = opts.tid;
+	skel->rodata->target_key = opts.key;
+	skel->rodata->track_windows = opts.leak_ms >= 0 || opts.hist;
+	skel->rodata->window_stacks = opts.leak_ms >= 0;
+	skel->rodata->leak_ns = opts.leak_ms >= 0 ? (__u64)opts.leak_ms * 1000000 : 0;
+	/* --leak 0 reports every window: leak_ns 0 means "off" in BPF, so use 1 ns. */
+	if (opts.leak_ms == 0)
+		skel->rodata->leak_ns = 1;
+	if (!skel->rodata->track_windows) {
+		/* Untraced windows then cost nothing: no trampoline on the hot path. */
+		bpf_program__set_autoload(skel->progs.dev_access_enable, false);
+		bpf_program__set_autoload(skel->progs.dev_access_disable, false);
+	}
+	err = pksfault_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "pksfault: cannot load BPF programs: %s (-v for details)\n",
+			strerror(-err));
+		goto out;
+	}
+	err = pksfault_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "pksfault: cannot attach to the pks tracepoints: %s\n",
+			strerror(-err));
+		goto out;
+	}
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "pksfault: cannot create ring buffer: %s\n", strerror(errno));
+		goto out;
+	}
+	setup_env();
+	report.leak_enabled = opts.leak_ms >= 0;
+	report.leak_ms = opts.leak_ms;
+	report.hist_enabled = opts.hist;
+	report.cmd_exit = -1;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	ret = trace(skel, rb);
+	if (ret)
+		goto out;
+	read_stats(skel);
+	if (skel->rodata->track_windows) {
+		memcpy(report.hist, (const void *)skel->bss->hist, sizeof(report.hist));
+		list_open_windows(skel);
+	}
+	report_print(stdout, &env, &report);
+	ret = report_exit_code(&report);
+out:
+	ring_buffer__free(rb);
+	pksfault_bpf__destroy(skel);
+	ksyms_free(env.ks);
+	return ret;
+}

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pksfault output.  Text: one header line per event, then indented "ip:"
+ * and stack lines.  JSON: one object per line with the same fields;
+ * addresses as hex strings (JSON numbers lose precision past 2^53).
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "pksfault_fmt.h"
+
+#define SYM_LEN 160
+
+const char *pksfault_owner(const struct pksfault_env *env, int key, const char *ev_owner)
+{
+	if (ev_owner && ev_owner[0])
+		return ev_owner;
+	if (key >= 0 && key < PKS_NR_KEYS && env->owners[key][0])
+		return env->owners[key];
+	return "unallocated";
+}
+
+const char *pksfault_time(const struct pksfault_env *env, uint64_t ts_ns, char *buf, size_t len)
+{
+	int64_t real = (int64_t)ts_ns + env->mono_to_real_ns;
+	time_t secs = real / 1000000000;
+	struct tm tm;
+
+	if (real < 0 || !localtime_r(&secs, &tm)) {
+		snprintf(buf, len, "%" PRIu64, ts_ns);
+		return buf;
+	}
+	snprintf(buf, len, "%02d:%02d:%02d.%06ld", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (long)(real % 1000000000 / 1000));
+	return buf;
+}
+
+uint16_t pksfault_keymask(const struct pksfault_env *env, int key)
+{
+	uint16_t mask = env->keymask;
+
+	if (key >= 0 && key < PKS_NR_KEYS)
+		mask |= 1u << key;
+	return mask;
+}
+
+const char *pksfault_ctx_name(int ctx)
+{
+	switch (ctx) {
+	case PKSFAULT_CTX_TASK:
+		return "task";
+	case PKSFAULT_CTX_SOFTIRQ:
+		return "softirq";
+	case PKSFAULT_CTX_HARDIRQ:
+		return "hardirq";
+	}
+	return "?";
+}
+
+static int nr_frames(int stack_sz)
+{
+	int n = stack_sz > 0 ? stack_sz / (int)sizeof(__u64) : 0;
+
+	return n > PKSFAULT_MAX_STACK ? PKSFAULT_MAX_STACK : n;
+}
+
+void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
+			  int stack_sz, const char *indent)
+{
+	char sym[SYM_LEN];
+	int i, n = nr_frames(stack_sz);
+
+	if (stack_sz < 0)
+		fprintf(f, "%s[stack unavailable: error %d]\n", indent, stack_sz);
+	for (i = 0; i < n && stack[i]; i++)
+		fprintf(f, "%s%s\n", indent, ksyms_format(env->ks, stack[i], sym, sizeof(sym)));
+}
+
+void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
+			 int stack_sz)
+{
+	char sym[SYM_LEN];
+	int i, n = nr_frames(stack_sz);
+
+	fputc('[', f);
+	for (i = 0; i < n && stack[i]; i++) {
+		if (i)
+			fputc(',', f);
+		json_print_string(f, ksyms_format(env->ks, stack[i], sym, sizeof(sym)));
+	}
+	fputc(']', f);
+}
+
+/* "namespace0.0+0x4000000" for a fault's physical address, or "" if none. */
+static const char *device_of(const struct pksfault_env *env, const struct pksfault_event *e,
+			     char *buf, size_t len)
+{
+	const struct iomem_dev *d = e->phys ? iomem_lookup(&env->iomem, e->phys) : NULL;
+
+	buf[0] = '\0';
+	if (d)
+		snprintf(buf, len, "%s+0x%" PRIx64, d->name, (uint64_t)(e->phys - d->start));
+	return buf;
+}
+
+static void json_pkrs_keys(FILE *f, uint32_t pkrs, uint16_t mask)
+{
+	int key, first = 1;
+
+	fputc('{', f);
+	for (key = 0; key < PKS_NR_KEYS; key++) {
+		if (!(mask & (1u << key)))
+			continue;
+		fprintf(f, "%s\"%d\":\"%s\"", first ? "" : ",", key, pks_rights_name(pkrs, key));
+		first = 0;
+	}
+	fputc('}', f);
+}
+
+static void json_task(FILE *f, const struct pksfault_env *env, uint64_t ts_ns, __u32 cpu,
+		      __u32 pid, __u32 tid, const char *comm)
+{
+	char when[32];
+
+	fprintf(f, "\"time\":\"%s\",\"ts_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,"
+		"\"comm\":", pksfault_time(env, ts_ns, when, sizeof(when)), ts_ns, cpu, pid, tid);
+	json_print_string(f, comm);
+}
+
+void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e)
+{
+	char when[32], dev[96], rights[128], ip[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
+	char owner[PKSFAULT_OWNER_LEN + 1];
+	uint16_t mask = pksfault_keymask(env, e->key);
+
+	/* The BPF side NUL-terminates, but never trust a record's strings. */
+	snprintf(comm, sizeof(comm), "%.*s", PKSFAULT_TASK_COMM_LEN, e->comm);
+	snprintf(owner, sizeof(owner), "%.*s", PKSFAULT_OWNER_LEN, e->owner);
+	device_of(env, e, dev, sizeof(dev));
+	pks_format_pkrs(e->pkrs, mask, rights, sizeof(rights));
+	ksyms_format(env->ks, e->ip, ip, sizeof(ip));
+	if (env->json) {
+		fputs("{\"type\":\"fault\",", f);
+		json_task(f, env, e->ts_ns, e->cpu, e->pid, e->tid, comm);
+		fprintf(f, ",\"address\":\"0x%" PRIx64 "\",\"phys\":\"0x%" PRIx64 "\",\"device\":",
+			(uint64_t)e->address, (uint64_t)e->phys);
+		if (dev[0]) {
+			const struct iomem_dev *d = iomem_lookup(&env->iomem, e->phys);
+
+			json_print_string(f, d->name);
+			fprintf(f, ",\"device_offset\":\"0x%" PRIx64 "\"", (uint64_t)(e->phys - d->start));
+		} else {
+			fputs("null,\"device_offset\":null", f);
+		}
+		fprintf(f, ",\"key\":%d,\"owner\":", e->key);
+		json_print_string(f, pksfault_owner(env, e->key, owner));
+		fprintf(f, ",\"access\":\"%s\",\"write\":%s,\"ip\":\"0x%" PRIx64 "\",\"ip_sym\":",
+			e->write ? "write" : "read", e->write ? "true" : "false", (uint64_t)e->ip);
+		json_print_string(f, ip);
+		fprintf(f, ",\"pkrs\":\"0x%08x\",\"pkrs_keys\":", e->pkrs);
+		json_pkrs_keys(f, e->pkrs, mask);
+		fprintf(f, ",\"depth\":%u,\"mode\":\"%s\",\"outcome\":\"%s\",\"context\":\"%s\","
+			"\"stack\":", e->depth, pks_fault_mode_name(e->mode),
+			pks_fault_outcome_name(e->outcome), pksfault_ctx_name(e->ctx));
+		pksfault_json_stack(f, env, e->stack, e->stack_sz);
+		fputs("}\n", f);
+		return;
+	}
+	fprintf(f, "%s FAULT cpu=%u pid=%u tid=%u comm=%s %s addr=0x%" PRIx64 "%s%s key=%d (%s) "
+		"pkrs=0x%08x [%s] depth=%u mode=%s outcome=%s%s%s\n",
+		pksfault_time(env, e->ts_ns, when, sizeof(when)), e->cpu, e->pid, e->tid, comm,
+		e->write ? "write" : "read", (uint64_t)e->address, dev[0] ? " dev=" : "", dev,
+		e->key, pksfault_owner(env, e->key, owner), e->pkrs, rights, e->depth,
+		pks_fault_mode_name(e->mode), pks_fault_outcome_name(e->outcome),
+		e->ctx ? " context=" : "", e->ctx ? pksfault_ctx_name(e->ctx) : "");
+	fprintf(f, "    ip: %s\n", ip);
+	pksfault_print_stack(f, env, e->stack, e->stack_sz, "      ");
+}
+
+/* Leak and still-open windows share their fields. */
+static void print_window(FILE *f, const struct pksfault_env *env, const char *type,
+			 uint64_t ts_ns, __u32 cpu, __u32 pid, __u32 tid, const char *comm_raw,
+			 int key, uint64_t held_ns, uint64_t open_caller, uint64_t close_caller,
+			 const __u64 *stack, int stack_sz)
+{
+	char when[32], opener[SYM_LEN], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
+	bool open = !strcmp(type, "open_window");
+
+	snprintf(comm, sizeof(comm), "%.*s", PKSFAULT_TASK_COMM_LEN, comm_raw);
+	ksyms_format(env->ks, open_caller, opener, sizeof(opener));
+	ksyms_format(env->ks, close_caller, closer, sizeof(closer));
+	if (env->json) {
+		fprintf(f, "{\"type\":\"%s\",", type);
+		json_task(f, env, ts_ns, cpu, pid, tid, comm);
+		fprintf(f, ",\"key\":%d,\"owner\":", key);
+		json_print_string(f, pksfault_owner(env, key, NULL));
+		fprintf(f, ",\"held_ms\":%.3f,\"held_ns\":%" PRIu64 ",\"still_open\":%s,"
+			"\"opened_by\":", held_ns / 1e6, held_ns, open ? "true" : "false");
+		json_print_string(f, opener);
+		fputs(",\"closed_by\":", f);
+		if (open)
+			fputs("null", f);
+		else
+			json_print_string(f, closer);
+		fputs(",\"stack\":", f);
+		pksfault_json_stack(f, env, stack, stack_sz);
+		fputs("}\n", f);
+		return;
+	}
+	fprintf(f, "%s %s pid=%u tid=%u comm=%s key=%d (%s) %s %.3f ms opened_by=%s%s%s\n",
+		pksfault_time(env, ts_ns, when, sizeof(when)), open ? "OPEN" : "LEAK", pid, tid,
+		comm, key, pksfault_owner(env, key, NULL), open ? "held so far" : "held",
+		held_ns / 1e6, opener, open ? "" : " closed_by=", open ? "" : closer);
+	if (stack_sz)
+		fprintf(f, "    opened at:\n");
+	pksfault_print_stack(f, env, stack, stack_sz, "      ");
+}
+
+void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e)
+{
+	print_window(f, env, "leak", e->ts_ns, e->cpu, e->pid, e->tid, e->comm, e->key,
+		     e->duration_ns, e->open_caller, e->close_caller, e->stack, e->stack_sz);
+}
+
+void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct pksfault_window *w,
+			 uint64_t now_ns)
+{
+	print_window(f, env, "open_window", w->start_ns, 0, w->pid, w->tid, w->comm, w->key,
+		     now_ns > w->start_ns ? now_ns - w->start_ns : 0, w->caller, 0, w->stack,
+		     w->stack_sz);
+}

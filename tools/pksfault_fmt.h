@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pksfault event output, text and JSON Lines (pure: unit-tested on the host). */
+#ifndef PKSFAULT_FMT_H
+#define PKSFAULT_FMT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "pks_common.h"
+#include "iomem.h"
+#include "kallsyms.h"
+#include "pksfault.h"
+
+/* What the formatter resolves addresses, keys and times against. */
+struct pksfault_env {
+	struct ksyms *ks;		/* NULL: addresses printed raw */
+	struct iomem_map iomem;		/* pmem/dax ranges */
+	char owners[PKS_NR_KEYS][PKS_OWNER_LEN];	/* from pks_keys_allocated */
+	uint16_t keymask;		/* keys listed there */
+	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	bool json;
+};
+
+/* The owner to show for @key: the event's, else the debugfs list's, else "unallocated". */
+const char *pksfault_owner(const struct pksfault_env *env, int key, const char *ev_owner);
+/* "HH:MM:SS.uuuuuu" (local time) for a bpf_ktime_get_ns() timestamp. */
+const char *pksfault_time(const struct pksfault_env *env, uint64_t ts_ns, char *buf, size_t len);
+/* The keys whose rights a fault line decodes: the allocated ones plus @key. */
+uint16_t pksfault_keymask(const struct pksfault_env *env, int key);
+const char *pksfault_ctx_name(int ctx);
+
+void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e);
+/* A window closed after more than the --leak threshold. */
+void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e);
+/* A window still open at exit, held @now_ns - start so far. */
+void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct pksfault_window *w,
+			 uint64_t now_ns);
+/* Stack frames, one "    func+0x1a" line each (text) or a JSON array. */
+void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
+			  int stack_sz, const char *indent);
+void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
+			 int stack_sz);
+
+#endif /* PKSFAULT_FMT_H */

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pksfault option parsing with argp, without exiting (so tests can call it). */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pksfault_opts.h"
+
+const char *argp_program_version = "pksfault 1.0";
+const char *argp_program_bug_address = "the PKS project (README.md)";
+
+static const char doc[] =
+"Report stray accesses to PKS-protected kernel memory and leaked\n"
+"device-access windows; gate a command on them.\n"
+"\n"
+"Every pks_fault is printed as it happens (time, CPU, task, address and\n"
+"pmem/dax device, key and owner, read/write, PKRS per key, nesting depth,\n"
+"mode, outcome, faulting ip and kernel stack).  A summary follows at the\n"
+"end: after CMD exits, after -d SECONDS, or on SIGINT/SIGTERM.\n"
+"\n"
+"Exit status: 0 no faults, no leaks and no lost events; 1 faults, leaks\n"
+"or events lost (a lossy run is never clean); 2 pksfault's own error or\n"
+"CMD could not be started (e.g. not found); 3 nothing found but CMD\n"
+"exited non-zero or was killed (\"command exited N\" is printed).\n"
+"\n"
+"EXAMPLES:\n"
+"    pksfault                    # trace stray faults until Ctrl-C\n"
+"    pksfault -d 10              # trace for 10 seconds, then summarize\n"
+"    pksfault -k 1 -p 181        # faults on key 1 by process 181 only\n"
+"    pksfault --leak 100         # also windows held open over 100 ms\n"
+"    pksfault --hist -d 5        # histogram of window durations\n"
+"    pksfault --json -- fio job.fio   # CI gate: run fio, JSON Lines out\n"
+"    pksfault --leak 50 -- make test  # exit 1 on faults or leaks\n"
+"\n"
+"OPTIONS:";
+
+enum {
+	OPT_LEAK = 0x100,
+	OPT_HIST,
+	OPT_JSON,
+};
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
+	{ "tid", 't', "TID", 0, "Trace this thread only", 0 },
+	{ "key", 'k', "KEY", 0, "Trace this protection key only (0-15)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then summarize", 0 },
+	{ "leak", OPT_LEAK, "MS", 0,
+	  "Report device-access windows held open longer than MS ms", 0 },
+	{ "hist", OPT_HIST, NULL, 0, "Log2 histogram of window durations (usecs)", 0 },
+	{ "json", OPT_JSON, NULL, 0, "JSON Lines: one object per event and the summary", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
+	{ "help", 'h', NULL, 0, "Show this help", 0 },
+	{},
+};
+
+struct parse_state {
+	struct pksfault_opts *opts;
+	FILE *err;
+	bool said;	/* parse_opt printed the error already */
+	const char *bad;	/* the argument getopt stopped at */
+};
+
+/* A whole decimal number in [min, max], or -1 after printing why not. */
+static int number(struct parse_state *ps, const char *what, const char *arg, long min, long max,
+		  long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(ps->err, "pksfault: invalid %s '%s' (want %ld..%ld)\n", what, arg, min,
+			max);
+		ps->said = true;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct parse_state *ps = state->input;
+	struct pksfault_opts *o = ps->opts;
+	long v;
+
+	switch (key) {
+	case 'p':
+		if (number(ps, "PID", arg, 1, INT_MAX, &v))
+			return EINVAL;
+		o->pid = v;
+		break;
+	case 't':
+		if (number(ps, "TID", arg, 1, INT_MAX, &v))
+			return EINVAL;
+		o->tid = v;
+		break;
+	case 'k':
+		if (number(ps, "key", arg, 0, 15, &v))
+			return EINVAL;
+		o->key = v;
+		break;
+	case 'd':
+		if (number(ps, "duration", arg, 1, INT_MAX, &v))
+			return EINVAL;
+		o->duration = v;
+		break;
+	case OPT_LEAK:
+		if (number(ps, "leak threshold (ms)", arg, 0, 86400000, &v))
+			return EINVAL;
+		o->leak_ms = v;
+		break;
+	case OPT_HIST:
+		o->hist = true;
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case 'h':
+		/* argp_state_help() is silent under ARGP_NO_ERRS: call argp_help(). */
+		argp_help(state->root_argp, stdout, ARGP_HELP_STD_HELP, "pksfault");
+		o->help = true;
+		break;
+	case ARGP_KEY_ERROR:
+		ps->bad = state->argv[state->next > 0 ? state->next - 1 : 0];
+		break;
+	case ARGP_KEY_ARG:
+		fprintf(ps->err, "pksfault: unexpected argument '%s' "
+			"(run a command with: pksfault [options] -- CMD)\n", arg);
+		ps->said = true;
+		return EINVAL;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE *err)
+{
+	static const struct argp argp = { options, parse_opt, "[-- CMD [ARGS...]]", doc, NULL, NULL, NULL };
+	struct parse_state ps = { opts, err, false, NULL };
+	int i, nargs = argc;
+	char **copy;
+	error_t ret;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->key = -1;
+	opts->leak_ms = -1;
+	/* Everything after the first "--" is the command, never our options. */
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			nargs = i;
+			opts->cmd = argv[i + 1] ? &argv[i + 1] : NULL;
+			if (!opts->cmd) {
+				fprintf(err, "pksfault: no command after '--'\n");
+				return -1;
+			}
+			break;
+		}
+	/* argp permutes its argv: give it a copy, the command stays intact. */
+	copy = calloc(nargs + 1, sizeof(*copy));
+	if (!copy) {
+		fprintf(err, "pksfault: out of memory\n");
+		return -1;
+	}
+	memcpy(copy, argv, nargs * sizeof(*copy));
+	opterr = 0;
+	ret = argp_parse(&argp, nargs, copy,
+			 ARGP_NO_EXIT | ARGP_NO_HELP | ARGP_NO_ERRS | ARGP_IN_ORDER, NULL, &ps);
+	if (ret && ret != EINVAL)
+		fprintf(err, "pksfault: %s\n", strerror(ret));
+	else if (ret && !ps.said)	/* getopt's error: unknown option, missing argument */
+		fprintf(err, "pksfault: unknown option or missing argument: '%s' (see --help)\n",
+			ps.bad ? ps.bad : "?");
+	free(copy);
+	if (ret)
+		return -1;
+	if (opts->help)
+		return 0;
+	if (opts->duration && opts->cmd) {
+		fprintf(err, "pksfault: -d and -- CMD exclude each other\n");
+		return -1;
+	}
+	return 0;
+}

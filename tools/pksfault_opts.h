@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pksfault command line: parsed into struct pksfault_opts (unit-tested). */
+#ifndef PKSFAULT_OPTS_H
+#define PKSFAULT_OPTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit statuses (documented in --help and pksfault.8). */
+enum {
+	PKSFAULT_EXIT_CLEAN = 0,	/* no faults, no leaks, nothing lost */
+	PKSFAULT_EXIT_FOUND = 1,	/* faults, leaks or lost events */
+	PKSFAULT_EXIT_ERROR = 2,	/* pksfault's own error, or CMD could not start */
+	PKSFAULT_EXIT_CMD = 3,		/* clean, but CMD exited non-zero or was killed */
+};
+
+struct pksfault_opts {
+	int pid;		/* -p: process (tgid), 0 = all */
+	int tid;		/* -t: thread, 0 = all */
+	int key;		/* -k: key, -1 = all */
+	int duration;		/* -d: seconds, 0 = until CMD ends or a signal */
+	long leak_ms;		/* --leak: threshold, -1 = windows not followed */
+	bool hist;		/* --hist */
+	bool json;		/* --json */
+	bool verbose;		/* -v */
+	bool help;		/* --help was printed: exit 0 */
+	char **cmd;		/* after "--": NULL-terminated, or NULL */
+};
+
+/*
+ * Parse @argv.  Returns 0 (also after printing --help: check opts->help),
+ * or -1 after printing one line on @err for a bad option.  argv is not
+ * modified; opts->cmd points into it.
+ */
+int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE *err);
+
+#endif /* PKSFAULT_OPTS_H */

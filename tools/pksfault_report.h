@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pksfault's end-of-run summary and exit status (pure: unit-tested). */
+#ifndef PKSFAULT_REPORT_H
+#define PKSFAULT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pksfault_fmt.h"
+
+#define REPORT_MAX_STACKS 64
+
+struct report_stack {
+	__u64 ip;
+	__u64 stack[PKSFAULT_MAX_STACK];
+	int stack_sz;
+	uint64_t count;
+};
+
+struct pksfault_report {
+	uint64_t faults;
+	uint64_t faults_by_key[PKS_NR_KEYS];
+	uint64_t faults_by_outcome[3];
+	char owner_by_key[PKS_NR_KEYS][PKS_OWNER_LEN];	/* as the events named them */
+	struct report_stack stacks[REPORT_MAX_STACKS];	/* distinct fault stacks */
+	int nr_stacks;
+	uint64_t stacks_dropped;	/* faults whose stack did not fit the table */
+	uint64_t leaks;			/* closed after more than the threshold */
+	uint64_t open_leaks;		/* still open at exit, past the threshold */
+	uint64_t open_windows;		/* still open at exit, any age */
+	struct pksfault_stats stats;	/* BPF counters, summed over CPUs */
+	uint64_t hist[PKSFAULT_HIST_SLOTS];
+	bool hist_enabled;
+	bool leak_enabled;
+	long leak_ms;
+	double elapsed_s;
+	/* The command under -- CMD: */
+	char **cmd;
+	bool cmd_ran;
+	int cmd_exit;			/* exit status, or -1 */
+	int cmd_signal;			/* killing signal, or 0 */
+};
+
+void report_add_fault(struct pksfault_report *r, const struct pksfault_event *e);
+void report_add_leak(struct pksfault_report *r, const struct pksfault_event *e);
+/* A window still open at exit after @held_ns. */
+void report_add_open(struct pksfault_report *r, uint64_t held_ns);
+/* Events the run did not see: ring buffer full or untracked windows. */
+uint64_t report_lost(const struct pksfault_report *r);
+/* 0 clean, 1 faults/leaks/lost events, 3 clean but the command failed. */
+int report_exit_code(const struct pksfault_report *r);
+/* The summary: text block or one {"type":"summary"} JSON line. */
+void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r);
+
+#endif /* PKSFAULT_REPORT_H */
