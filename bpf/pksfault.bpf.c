@@ -144,6 +144,17 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	return 0;
 }
 
+/*
+ * The window map key: thread and context.  The idle tasks all have tid 0,
+ * one per CPU, and never migrate: key them by CPU instead.
+ */
+static __always_inline __u64 window_key(__u32 tid, int c)
+{
+	if (!tid)
+		return 1ULL << 63 | (__u64)bpf_get_smp_processor_id() << 2 | c;
+	return (__u64)tid << 2 | c;
+}
+
 SEC("tp_btf/dev_access_enable")
 int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	     unsigned long caller)
@@ -160,10 +171,21 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 		count(PKSFAULT_STAT_IRQ_EVENTS);
 		return 0;
 	}
+	id = bpf_get_current_pid_tgid();
+	wkey = window_key((__u32)id, c);
+	/*
+	 * An exception handler (a #PF in the window, say) starts at depth 0
+	 * in the same task context: its window nests inside the thread's
+	 * and must neither replace it nor close it.
+	 */
+	w = bpf_map_lookup_elem(&windows, &wkey);
+	if (w) {
+		w->inner++;
+		return 0;
+	}
 	w = bpf_map_lookup_elem(&scratch, &zero);
 	if (!w)
 		return 0;
-	id = bpf_get_current_pid_tgid();
 	w->start_ns = bpf_ktime_get_ns();
 	w->caller = caller;
 	w->pid = id >> 32;
@@ -174,7 +196,7 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 		w->stack_sz = bpf_get_stack(ctx, w->stack, sizeof(w->stack), 0);
 	else
 		w->stack_sz = 0;
-	wkey = (__u64)w->tid << 2 | c;
+	w->inner = 0;
 	if (bpf_map_update_elem(&windows, &wkey, w, BPF_ANY))
 		count(PKSFAULT_STAT_WIN_UNTRACKED);	/* map full: say so */
 	else
@@ -221,10 +243,14 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 		count(PKSFAULT_STAT_IRQ_EVENTS);
 		return 0;
 	}
-	wkey = (__u64)(__u32)bpf_get_current_pid_tgid() << 2 | c;
+	wkey = window_key((__u32)bpf_get_current_pid_tgid(), c);
 	w = bpf_map_lookup_elem(&windows, &wkey);
 	if (!w) {
 		count(PKSFAULT_STAT_WIN_UNMATCHED);
+		return 0;
+	}
+	if (w->inner) {		/* an exception handler's window closes */
+		w->inner--;
 		return 0;
 	}
 	now = bpf_ktime_get_ns();

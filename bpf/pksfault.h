@@ -38,7 +38,7 @@ struct pksfault_stats {
 	__u64 v[PKSFAULT_STAT_NR];
 };
 
-/* An open outermost window, keyed by tid << 2 | ctx. */
+/* An open outermost window, keyed by thread (CPU for idle) and context. */
 struct pksfault_window {
 	__u64 start_ns;
 	__u64 caller;		/* who called the outermost dev_access_enable */
@@ -46,6 +46,8 @@ struct pksfault_window {
 	__u32 tid;
 	__s32 key;
 	__s32 stack_sz;		/* bytes in stack[], or -errno */
+	__u32 inner;		/* exception handlers' windows opened inside this one */
+	__u32 pad;
 	char comm[PKSFAULT_TASK_COMM_LEN];
 	__u64 stack[PKSFAULT_MAX_STACK];
 };
