@@ -101,9 +101,8 @@ int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval
 		snprintf(depth, sizeof(depth), "-");
 		snprintf(rights, sizeof(rights), "-");
 	}
-	held[0] = '\0';
-	if (r->held_s >= 0 && r->held_lower_bound)
-		held[0] = '>';
+	held[0] = r->held_s >= 0 && r->held_lower_bound ? '>' : '\0';
+	held[1] = '\0';
 	pkstop_fmt_duration(r->held_s, held + strlen(held), sizeof(held) - strlen(held));
 	return snprintf(buf, len, "%7u %7u %-16.16s %-10s %5s %4u %8.1f %6.1f %7.1f %6llu %7s %s",
 			r->tid, r->pid, r->comm, pkrs, depth, r->max_depth,

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of pkstop's pure parts: option parsing, sorting, PKRS
+ * decoding, formatting, JSON, and the interval accounting.  Prints TAP
+ * lines "ok - pkstop: ..." / "not ok - pkstop: ...".
+ *   pkstop_test            run the tests; exit 1 if any failed
+ *   pkstop_test json       print a sample JSON document (for python3)
+ *   pkstop_test selfcheck  one deliberately wrong expectation (must fail)
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "account.h"
+#include "opts.h"
+#include "view.h"
+
+static int failed;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - pkstop: ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!ok)
+		failed++;
+}
+
+static void check_str(const char *got, const char *want, const char *what)
+{
+	check(!strcmp(got, want), "%s: \"%s\"", what, want);
+	if (strcmp(got, want))
+		printf("#   got \"%s\"\n", got);
+}
+
+/* Parse a command line given as one string; stdout/stderr silenced. */
+static int parse(const char *line, struct pkstop_opts *o)
+{
+	char buf[256], *argv[16], *tok, *save;
+	int argc = 0, rc, out, err, null;
+
+	snprintf(buf, sizeof(buf), "pkstop %s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < 15; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	out = dup(1);
+	err = dup(2);
+	null = open("/dev/null", O_WRONLY);
+	dup2(null, 1);
+	dup2(null, 2);
+	rc = pkstop_parse_opts(argc, argv, o);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(out, 1);
+	dup2(err, 2);
+	close(out);
+	close(err);
+	close(null);
+	return rc;
+}
+
+static void test_opts(void)
+{
+	static const char *const bad[] = {
+		"-s bogus", "0", "abc", "1 0", "1 2 3", "-p 0", "-p x", "-r -1",
+		"--nope", "-p", "0.01", "1e9", "-s", "1 -5",
+	};
+	struct pkstop_opts o;
+	size_t i;
+
+	check(parse("", &o) == 0 && o.interval == 1.0 && o.count == 0 && o.pid == 0 &&
+	      o.rows == -1 && o.sort == PKSTOP_SORT_DEPTH && !o.json && !o.batch && !o.noclear,
+	      "options: defaults (1 s, forever, all processes, sort by depth)");
+	check(parse("5 10", &o) == 0 && o.interval == 5.0 && o.count == 10,
+	      "options: [interval] [count]");
+	check(parse("0.5", &o) == 0 && o.interval == 0.5, "options: fractional interval");
+	check(parse("-p 42 -r 3 -s faults -C -b --json -v 2", &o) == 0 && o.pid == 42 &&
+	      o.rows == 3 && o.sort == PKSTOP_SORT_FAULTS && o.noclear && o.batch && o.json &&
+	      o.verbose && o.interval == 2.0, "options: -p -r -s -C -b --json -v");
+	check(parse("--pid=7 --rows=0 --sort=open%", &o) == 0 && o.pid == 7 && o.rows == 0 &&
+	      o.sort == PKSTOP_SORT_OPENPCT, "options: long forms");
+	check(parse("-h", &o) == 1 && parse("--help", &o) == 1, "options: -h/--help print help (exit 0)");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check(parse(bad[i], &o) == 2, "options: '%s' rejected (exit 2)", bad[i]);
+}
+
+static void test_sort_names(void)
+{
+	static const char *const names[] = { "depth", "opens", "open%", "faults", "tid" };
+	size_t i;
+	int ok = 1;
+
+	for (i = 0; i < 5; i++)
+		ok &= pkstop_sort_parse(names[i]) == (int)i &&
+		      !strcmp(pkstop_sort_name(i), names[i]);
+	check(ok, "sort: every -s name round-trips");
+	check(pkstop_sort_parse("openpct") == PKSTOP_SORT_OPENPCT && pkstop_sort_parse("x") < 0 &&
+	      pkstop_sort_parse("") < 0, "sort: alias openpct, unknown names refused");
+}
+
+static void test_decode(void)
+{
+	char buf[128];
+
+	pkstop_fmt_rights(0x55555554, 0x3, buf, sizeof(buf));
+	check_str(buf, "1:NA", "decode: default PKRS, keys 0+1 allocated (key 0 not shown)");
+	pkstop_fmt_rights(0x55555550, 0x3, buf, sizeof(buf));
+	check_str(buf, "1:RW", "decode: key 1 open (window)");
+	pkstop_fmt_rights(0x55555558, 0x3, buf, sizeof(buf));
+	check_str(buf, "1:RO", "decode: key 1 write-disabled only");
+	pkstop_fmt_rights(0x5555555c, 0x3, buf, sizeof(buf));
+	check_str(buf, "1:NA", "decode: AD wins over WD");
+	pkstop_fmt_rights(0x55555544, 0x8007, buf, sizeof(buf));
+	check_str(buf, "1:NA 2:RW 15:NA", "decode: several keys in key order");
+	pkstop_fmt_rights(0x55555554, 0x1, buf, sizeof(buf));
+	check_str(buf, "", "decode: only key 0 allocated: nothing to show");
+}
+
+static void test_duration(void)
+{
+	static const struct { double s; const char *want; } cases[] = {
+		{ -1, "-" }, { 0, "0ms" }, { 0.25, "250ms" }, { 12.34, "12.3s" },
+		{ 59.9, "59.9s" }, { 245, "4m05s" }, { 7380, "2h03m" }, { 90000, "1d01h" },
+	};
+	char buf[16], what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(what, sizeof(what), "duration: %g s", cases[i].s);
+		check_str(pkstop_fmt_duration(cases[i].s, buf, sizeof(buf)), cases[i].want, what);
+	}
+}
+
+static struct pkstop_row mkrow(uint32_t tid, uint32_t depth, uint64_t opens, double pct,
+			       uint64_t faults, double held)
+{
+	struct pkstop_row r = {
+		.tid = tid, .pid = tid, .have_state = true, .pkrs = 0x55555554,
+		.depth = depth, .max_depth = depth, .open_pct = pct, .held_s = held,
+	};
+
+	snprintf(r.comm, sizeof(r.comm), "t%u", tid);
+	r.d.opens = opens;
+	r.d.faults = faults;
+	return r;
+}
+
+static void order(struct pkstop_row *rows, size_t n, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		off += snprintf(buf + off, len - off, "%s%u", i ? "," : "", rows[i].tid);
+}
+
+static void test_sort(void)
+{
+	struct pkstop_row base[] = {
+		mkrow(30, 0, 200, 20.0, 0, -1),
+		mkrow(10, 1, 0, 100.0, 0, 12.0),
+		mkrow(20, 0, 5, 1.0, 3, -1),
+		mkrow(5, 0, 200, 50.0, 1, -1),
+		mkrow(40, 1, 0, 100.0, 0, 30.0),
+	};
+	static const struct { enum pkstop_sort s; const char *want; } cases[] = {
+		{ PKSTOP_SORT_DEPTH, "40,10,5,30,20" },
+		{ PKSTOP_SORT_OPENS, "5,30,20,10,40" },
+		{ PKSTOP_SORT_OPENPCT, "40,10,5,30,20" },
+		{ PKSTOP_SORT_FAULTS, "20,5,10,30,40" },
+		{ PKSTOP_SORT_TID, "5,10,20,30,40" },
+	};
+	struct pkstop_row rows[5];
+	char got[64], what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(rows, base, sizeof(rows));
+		pkstop_sort_rows(rows, 5, cases[i].s);
+		order(rows, 5, got, sizeof(got));
+		snprintf(what, sizeof(what), "sort -s %s (ties by TID)", pkstop_sort_name(cases[i].s));
+		check_str(got, cases[i].want, what);
+	}
+}
+
+static void test_row_format(void)
+{
+	struct pkstop_row r = mkrow(1234, 3, 200, 12.5, 2, 4.25);
+	char buf[256];
+
+	r.pid = 99;
+	snprintf(r.comm, sizeof(r.comm), "pks-windows");
+	r.pkrs = 0x55555550;
+	r.d.updates = 400;
+	pkstop_fmt_row(&r, 0x3, 2.0, buf, sizeof(buf));
+	check_str(buf, "   1234      99 pks-windows      0x55555550     3    3    100.0   12.5   200.0      2    4.2s 1:RW",
+		  "format: a row (rates per second over a 2 s interval)");
+	r.held_lower_bound = true;
+	r.held_s = 75;
+	pkstop_fmt_row(&r, 0x3, 1.0, buf, sizeof(buf));
+	check(strstr(buf, " >1m15s ") != NULL, "format: held time open before start shows '>1m15s'");
+	if (!strstr(buf, " >1m15s "))
+		printf("#   got \"%s\"\n", buf);
+	r.have_state = false;
+	r.exited = true;
+	r.held_s = -1;
+	pkstop_fmt_row(&r, 0x3, 1.0, buf, sizeof(buf));
+	check(strstr(buf, "(exited)") && strstr(buf, "       - -"),
+	      "format: an exited thread shows (exited), no depth, no rights");
+	check(strlen(pkstop_table_header()) > 0 && strstr(pkstop_table_header(), "OPEN%") &&
+	      strstr(pkstop_table_header(), "HELD"), "format: table header names the columns");
+}
+
+static struct pkstop_row sample_rows[3];
+
+static void mksample(struct pkstop_sample *s, bool pks)
+{
+	memset(s, 0, sizeof(*s));
+	s->wall.tv_sec = 1700000000;
+	s->interval_s = 1.0;
+	s->pks_present = pks;
+	s->pks_enabled = pks;
+	if (pks) {
+		snprintf(s->owners[0], PKS_OWNER_LEN, "kernel");
+		snprintf(s->owners[1], PKS_OWNER_LEN, "Device \"Memory\"");
+		s->keymask = 0x3;
+		s->keys_from_debugfs = true;
+	}
+	sample_rows[0] = mkrow(11, 3, 200, 30.0, 0, 0.002);
+	sample_rows[1] = mkrow(12, 1, 0, 100.0, 0, 5.5);
+	sample_rows[2] = mkrow(13, 0, 7, 0.5, 1, -1);
+	sample_rows[1].pid = 500;
+	s->rows = sample_rows;
+	s->nrows = 3;
+	s->totals.opens = 207;
+	s->totals.faults = 1;
+}
+
+static char *capture(void (*fn)(FILE *, const struct pkstop_sample *, const struct pkstop_opts *),
+		     const struct pkstop_sample *s, const struct pkstop_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(f, s, o);
+	fclose(f);
+	return buf;
+}
+
+static int count_lines(const char *s, const char *prefix_re)
+{
+	int n = 0;
+	const char *p;
+
+	for (p = s; (p = strstr(p, prefix_re)); p++)
+		n++;
+	return n;
+}
+
+static void test_output(void)
+{
+	struct pkstop_sample s;
+	struct pkstop_opts o = { .interval = 1, .rows = -1, .sort = PKSTOP_SORT_DEPTH };
+	char *out;
+
+	mksample(&s, true);
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "PKS: present, enabled") && strstr(out, "1: Device \"Memory\"") &&
+	      strstr(out, "opens 207.0") && strstr(out, "threads: 3 shown of 3"),
+	      "text: header with PKS state, keys and owners, totals per second");
+	free(out);
+	o.rows = 1;
+	out = capture(pkstop_print_text, &s, &o);
+	check(count_lines(out, "\n     1") == 1 && strstr(out, "threads: 1 shown of 3"), "text: -r 1 shows one row");
+	free(out);
+	o.rows = -1;
+	o.pid = 500;
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "     12     500 ") && !strstr(out, "     11      11 "), "text: -p keeps only that process");
+	free(out);
+	o.pid = 0;
+	mksample(&s, false);
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "PKS: not present on this CPU") && strstr(out, "Keys: none"),
+	      "text: without PKS the header says so");
+	free(out);
+	mksample(&s, true);
+	o.json = true;
+	out = capture(pkstop_print_json, &s, &o);
+	check(count_lines(out, "\n") == 1 && out[strlen(out) - 1] == '\n',
+	      "json: one document on one line");
+	check(strstr(out, "\"owner\":\"Device \\\"Memory\\\"\"") && strstr(out, "\"rights\":{\"1\":\"NA\"}") &&
+	      strstr(out, "\"held_s\":null") && strstr(out, "\"opens\":207"),
+	      "json: escaped owner, rights per key, null held time, totals");
+	free(out);
+}
+
+/* The accounting of one thread over intervals, from made-up map values. */
+static void test_account(void)
+{
+	const uint64_t s = 1000000000ull;
+	struct pkstop_tstate st = { .tid = 77 };
+	struct pkstop_thread t = { .pid = 70, .comm = "pks-windows" };
+	struct pkstop_task task = { .tid = 77, .pid = 70, .depth = 0, .pkrs = 0x55555554,
+				    .comm = "pks-windows" };
+	struct pkstop_row row;
+
+	/* Interval gen 0 (slot 0): 200 opens, depth 3, window open 0.3 s in all. */
+	t.c[0].opens = 200;
+	t.c[0].enables = 600;
+	t.max_gen[0] = 0;
+	t.max_depth[0] = 3;
+	t.open_ns = 300000000;
+	pkstop_account(&st, &t, &task, 0, 10 * s, s, &row);
+	check(row.d.opens == 200 && row.d.enables == 600 && row.max_depth == 3 &&
+	      row.open_pct > 29.9 && row.open_pct < 30.1 && row.held_s < 0,
+	      "account: first interval (slot 0): opens, max depth, open%%");
+	/* gen 1 (slot 1): slot 0 untouched, 100 more in slot 1; stale max in slot 0 ignored. */
+	t.c[1].opens = 100;
+	t.open_ns += 100000000;
+	pkstop_account(&st, &t, &task, 1, 11 * s, s, &row);
+	check(row.d.opens == 100 && row.max_depth == 0 && row.open_pct > 9.9 && row.open_pct < 10.1,
+	      "account: second interval (slot 1): only its own counts, stale max depth ignored");
+	/* gen 2 (slot 0 again, cumulative): 250 -> delta 50. */
+	t.c[0].opens = 250;
+	t.max_gen[0] = 2;
+	t.max_depth[0] = 2;
+	pkstop_account(&st, &t, &task, 2, 12 * s, s, &row);
+	check(row.d.opens == 50 && row.max_depth == 2, "account: slots are cumulative: delta 50");
+	/* gen 3: a leak, opened 2.5 s ago, still open; no events. */
+	t.open_since = 13 * s - 2500000000ull;
+	task.depth = 1;
+	task.pkrs = 0x55555550;
+	pkstop_account(&st, &t, &task, 3, 13 * s, s, &row);
+	check(row.held_s > 2.49 && row.held_s < 2.51 && !row.held_lower_bound && row.depth == 1 &&
+	      row.max_depth == 1 && row.open_pct == 100.0 && pkstop_row_interesting(&row),
+	      "account: idle thread holding a window: held 2.5 s, open 100%%, shown");
+	/* Found open when we started: held is a lower bound. */
+	t.flags = PKSTOP_F_OPEN_UNKNOWN;
+	pkstop_account(&st, &t, &task, 4, 14 * s, s, &row);
+	check(row.held_lower_bound && row.max_depth == 1, "account: window open before start: held is 'at least'");
+	/* Exited: no iterator record. */
+	t.flags = 0;
+	t.open_since = 0;
+	pkstop_account(&st, &t, NULL, 5, 15 * s, s, &row);
+	check(row.exited && !row.have_state && st.absent == 1 && row.max_depth == 1 &&
+	      pkstop_row_interesting(&row),
+	      "account: exited in the interval: shown once (was at depth 1), counted absent");
+	pkstop_account(&st, &t, NULL, 6, 16 * s, s, &row);
+	check(row.exited && st.absent == 2 && !pkstop_row_interesting(&row),
+	      "account: exited and quiet: not shown any more, absent twice (entry can go)");
+	check(pkstop_open_ns(&(struct pkstop_thread){ .open_ns = 5, .open_since = 20 }, 10) == 5,
+	      "account: a window opened after the sample time counts next interval");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "json")) {
+		struct pkstop_sample s;
+		struct pkstop_opts o = { .interval = 1, .rows = -1, .json = true };
+
+		mksample(&s, true);
+		snprintf(sample_rows[2].comm, sizeof(sample_rows[2].comm), "we\\ird\x01\"c");
+		sample_rows[2].exited = true;
+		sample_rows[2].have_state = false;
+		pkstop_print_json(stdout, &s, &o);
+		mksample(&s, false);
+		pkstop_print_json(stdout, &s, &o);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "selfcheck")) {
+		char buf[16];
+
+		check_str(pkstop_fmt_duration(1.5, buf, sizeof(buf)), "2.5s", "selfcheck (must fail)");
+		return failed ? 1 : 0;
+	}
+	test_opts();
+	test_sort_names();
+	test_decode();
+	test_duration();
+	test_sort();
+	test_row_format();
+	test_output();
+	test_account();
+	printf("# pkstop unit tests: %d failed\n", failed);
+	return failed ? 1 : 0;
+}
