@@ -1,0 +1,186 @@
+#!/bin/bash
+# pkstop in the guest.
+#   pkstop.sh full   (--pmem) windows/leak kthreads + fio on ext4-dax while
+#                    pkstop runs in JSON and batch mode: rows, rates, held
+#                    time, keys, totals == sum of rows, no drops
+#   pkstop.sh nopks  (--no-pks) the header says so and pkstop keeps running
+set -uo pipefail
+SUITE=${SUITE:-pkstop}
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PKSTOP=${PKSTOP:-$ROOT/build/tools/pkstop}
+HOOK=$DBG/pks_dev_access
+MNT=/mnt/pmem
+OUT=/tmp/pkstop
+mkdir -p "$OUT" "$MNT"
+MODE=${1:-full}
+[ "$MODE" = full ] || SUITE=$SUITE-$MODE
+
+# Options, errors and output modes that need no PKS activity.
+basics() {
+	local out rc
+	rc=0; "$PKSTOP" -s bogus 2>"$OUT/err" >/dev/null || rc=$?
+	check "bad option: exit 2, one line on stderr" \
+		test "$rc" = 2 -a "$(wc -l <"$OUT/err")" = 1
+	rc=0; setpriv --reuid=65534 --regid=65534 --clear-groups "$PKSTOP" 1 1 \
+		>/dev/null 2>"$OUT/err" || rc=$?
+	check "unprivileged: exit 2, says it needs root ($(cat "$OUT/err"))" \
+		bash -c "[ $rc = 2 ] && grep -q 'needs root' '$OUT/err'"
+	check "--help has examples" bash -c "'$PKSTOP' --help | grep -q EXAMPLES"
+	rc=0; out=$(env -u TERM "$PKSTOP" 0.5 2 2>&1) || rc=$?
+	check "TERM unset, stdout not a TTY: batch output, 2 intervals, exit 0" \
+		bash -c "[ $rc = 0 ] && [ \$(grep -c '^pkstop - ' <<<'$out') = 2 ] && ! grep -q $'\e' <<<'$out'"
+	# On a terminal (script(1) gives it one) it clears the screen; -C doesn't.
+	if command -v script >/dev/null; then
+		script -qec "env -u TERM '$PKSTOP' 0.5 1" /dev/null >"$OUT/tty" 2>&1
+		script -qec "env -u TERM '$PKSTOP' -C 0.5 1" /dev/null >"$OUT/tty-C" 2>&1
+		check "on a TTY: clears the screen with ANSI, -C does not" bash -c \
+			"grep -q $'\e\\\\[2J' '$OUT/tty' && ! grep -q $'\e\\\\[2J' '$OUT/tty-C' && grep -q '^pkstop - ' '$OUT/tty-C'"
+	fi
+}
+
+nopks() {
+	local rc=0
+	"$PKSTOP" -b 0.5 3 >"$OUT/nopks.txt" 2>&1 || rc=$?
+	sed 's/^/# /' "$OUT/nopks.txt" | head -n 8
+	check "no PKS: runs 3 intervals, exit 0" \
+		test "$rc" = 0 -a "$(grep -c '^pkstop - ' "$OUT/nopks.txt")" = 3
+	check "no PKS: header says PKS is not present" \
+		test "$(grep -c 'PKS: not present on this CPU' "$OUT/nopks.txt")" = 3
+	rc=0
+	"$PKSTOP" --json 0.5 2 >"$OUT/nopks.json" 2>&1 || rc=$?
+	check "no PKS: JSON says present=false, no keys" python3 -c '
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(docs) == 2, len(docs)
+for d in docs:
+    assert d["pks"] == {"present": False, "enabled": False}, d["pks"]
+    assert [k for k in d["keys"] if k["key"] != 0] == [], d["keys"]
+' "$OUT/nopks.json"
+}
+
+full() {
+	[ -e "$HOOK" ] || { fail "test hook $HOOK missing (PKS or protected pmem absent)"; return; }
+	check "fsdax namespace" ns_mode fsdax mem
+	check "ext4 on pmem, mounted -o dax" bash -c \
+		"mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 $MNT"
+
+	# pkstop first, so it sees the leak open; then the load.
+	"$PKSTOP" --json 1 9 >"$OUT/run.json" 2>"$OUT/run.err" &
+	local pk=$! leak win t_leak rc=0 phys
+	sleep 1.5
+	t_leak=$(date +%s.%N)
+	echo "leak 20000" >"$HOOK" && leak=$(cat "$HOOK")
+	echo "# $leak"
+	echo "windows 3 200 6" >"$HOOK" && win=$(cat "$HOOK")
+	echo "# $win"
+	fio --name=pkstop --filename="$MNT/fio.dat" --size=32M --rw=randrw --bs=4k \
+		--ioengine=psync --direct=1 --time_based --runtime=5 --randrepeat=1 \
+		--output-format=terse >/dev/null 2>&1 &
+	local fio=$!
+	# Stray writes from this shell: each one a fault on our row.
+	phys=$(printf '%x' $((0x$(ns_phys) + (64 << 20))))
+	echo "inject $phys 1000000 50 7 nowindow" >"$HOOK"
+	echo "# $(cat "$HOOK")"
+	wait "$fio" || true
+	wait "$pk" || rc=$?
+	check "pkstop --json 1 9: exit 0 (stderr: $(head -c 200 "$OUT/run.err"))" test "$rc" = 0
+
+	SUITE=$SUITE python3 - "$OUT/run.json" "${leak#*tid=}" "${win#*tid=}" "$t_leak" "$$" \
+		>"$OUT/checks" 2>&1 <<'PY'
+import json, os, sys
+path, leak, win, t_leak, me = sys.argv[1:]
+suite = os.environ.get("SUITE", "pkstop")
+leak, win = int(leak.split()[0]), int(win.split()[0])
+t_leak, me = float(t_leak), int(me)
+def ok(cond, msg):
+    print(("ok" if cond else "not ok") + " - " + suite + ": " + msg)
+docs = []
+try:
+    docs = [json.loads(l) for l in open(path)]
+    ok(len(docs) == 9, "JSON: 9 documents, one per line, all valid (%d)" % len(docs))
+except Exception as e:
+    ok(False, "JSON: valid (%s)" % e)
+if not docs:
+    sys.exit(0)
+d0 = docs[-1]
+owners = {k["key"]: k["owner"] for k in d0["keys"]}
+dev = [k for k, o in owners.items() if o == "Device Memory"]
+ok(d0["pks"] == {"present": True, "enabled": True}, "header: PKS present and enabled")
+ok(len(dev) == 1, "keys: Device Memory owns key %s (%s)" % (dev, owners))
+ok(d0["keys_source"] == "debugfs", "keys: read from debugfs")
+dk = str(dev[0]) if dev else "1"
+# Totals are the sum of the rows, every interval, every counter.
+bad = []
+for i, d in enumerate(docs):
+    for c in ("opens", "enables", "pkrs_writes", "updates", "faults"):
+        s = sum(r[c] for r in d["threads"])
+        if s != d["totals"][c]:
+            bad.append("interval %d %s: totals %d rows %d" % (i, c, d["totals"][c], s))
+ok(not bad, "totals == sum of rows in all %d intervals (%s)" % (len(docs), "; ".join(bad[:3]) or "5 counters each"))
+drops = sum(d["drops"]["total"] for d in docs)
+ok(drops == 0, "no drops (map full / missed runs: %d)" % drops)
+print("# system opens/s per interval: %s" % [round(d["totals"]["opens_per_s"]) for d in docs])
+# The windows kthread: depth 3, 200 opens/s.
+w = [(i, r) for i, d in enumerate(docs) for r in d["threads"] if r["tid"] == win]
+ok(len(w) > 0 and all(r["comm"] == "pks-windows" for _, r in w), "pks-windows (tid %d) has rows" % win)
+ok(max([r["max_depth"] for _, r in w] or [0]) == 3, "pks-windows: max depth 3 (%s)" % [r["max_depth"] for _, r in w])
+# Intervals wholly inside its 6 s run: not its first or last.
+rates = [r["opens_per_s"] for _, r in w[1:-1]]
+print("# pks-windows opens/s: %s" % [round(r["opens_per_s"], 1) for _, r in w])
+ok(len(rates) >= 2 and all(abs(x - 200) <= 20 for x in rates),
+   "pks-windows: opens/s within 10%% of 200 in full intervals (%s)" % [round(x, 1) for x in rates])
+ok(all(r["updates"] >= 2 * r["opens"] for _, r in w), "pks-windows: two protection updates per open")
+# The leak: an idle kthread at depth 1, held since it started.
+l = [(d, r) for d in docs for r in d["threads"] if r["tid"] == leak]
+ok(len(l) >= 6, "pks-leak (tid %d) shows in every interval since it started (%d)" % (leak, len(l)))
+if l:
+    d, r = l[-1]
+    elapsed = d["timestamp"] - t_leak
+    print("# pks-leak last row: %s" % json.dumps(r))
+    ok(r["comm"] == "pks-leak" and r["depth"] == 1 and r["max_depth"] == 1,
+       "pks-leak: depth 1 while idle")
+    ok(r["held_s"] is not None and elapsed - 0.5 <= r["held_s"] <= elapsed + 0.2 and not r["held_at_least"],
+       "pks-leak: held %.2fs ~ %.2fs since the leak started" % (r["held_s"] or -1, elapsed))
+    ok(r["rights"].get(dk) == "RW" and r["open_pct"] > 99, "pks-leak: key %s RW, open %.1f%% of the interval" % (dk, r["open_pct"]))
+    ok(all(x["opens"] == 0 for _, x in l[1:]), "pks-leak: no opens after the first")
+# fio: its threads open windows on pmem.
+fio = sum(r["opens"] for d in docs for r in d["threads"] if r["comm"].startswith("fio"))
+ok(fio > 0, "fio on ext4-dax: %d window opens seen on its rows" % fio)
+# Our stray writes: 50 faults, on this shell's row.
+faults = sum(r["faults"] for d in docs for r in d["threads"] if r["tid"] == me)
+tot = sum(d["totals"]["faults"] for d in docs)
+ok(faults == 50 and tot == 50, "50 injected stray writes: 50 faults on the writer's row (%d, totals %d)" % (faults, tot))
+PY
+	cat "$OUT/checks"
+	failures=$((failures + $(grep -c '^not ok' "$OUT/checks")))
+	grep -q '^ok' "$OUT/checks" || fail "JSON checks ran"
+
+	# Batch text while the leak is still held; -p keeps one process.
+	local lt=${leak#*tid=}
+	lt=${lt%% *}
+	"$PKSTOP" -b -s open% 1 2 >"$OUT/run.txt" 2>&1
+	sed 's/^/# /' "$OUT/run.txt" | tail -n 12
+	check "batch text: pks-leak row with depth 1, held time and key RW" \
+		grep -qE "^ *$lt +$lt pks-leak +0x[0-9a-f]{8} +1 +1 .* [0-9.]+s .*:RW" "$OUT/run.txt"
+	check "batch text: header shows the Device Memory key" grep -q ': Device Memory' "$OUT/run.txt"
+	"$PKSTOP" --json -p "$lt" 1 1 >"$OUT/pid.json" 2>&1
+	check "-p $lt: only that thread" python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+assert [r["tid"] for r in d["threads"]] == [int(sys.argv[2])], d["threads"]
+' "$OUT/pid.json" "$lt"
+	umount "$MNT"
+	# Let the leak end before power-off; then every PKRS is back to default.
+	local i
+	for i in $(seq 60); do
+		pgrep -x pks-leak >/dev/null || break
+		sleep 1
+	done
+	check "pks-leak closed its window and exited" bash -c '! pgrep -x pks-leak'
+	check "every CPU's PKRS is the default afterwards" pkrs_all_default
+}
+
+basics
+"$MODE"
+finish
