@@ -1,0 +1,79 @@
+#!/bin/bash
+# What pkstop costs: fio throughput on ext4-dax with pkstop running vs not
+# (same boot, alternating), and the CPU time pkstop itself uses per
+# interval, idle and under fio.  Prints "BENCH name=value" lines (the
+# format of bench-pmem.sh, which tests/bench.sh parses).
+#   bench-pkstop.sh [FIO_SECONDS] [ROUNDS]
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"	# DBG, ns_mode
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PKSTOP=${PKSTOP:-$ROOT/build/tools/pkstop}
+RUNTIME=${1:-8}
+ROUNDS=${2:-2}
+MNT=/mnt/pmem
+OUT=/tmp/bench-pkstop
+mkdir -p "$MNT" "$OUT"
+
+fio_iops() {
+	fio --name=bench --filename="$MNT/bench.dat" --size=256M --rw=randrw --bs=4k \
+		--ioengine=psync --direct=1 --time_based --runtime="$RUNTIME" \
+		--randrepeat=1 --output-format=json 2>/dev/null |
+		python3 -c 'import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+print(round(j["read"]["iops"] + j["write"]["iops"]))'
+}
+
+# Median of pkstop's own per-interval CPU time (JSON self_cpu_ms), and
+# the same from /proc/PID/stat over its whole run (utime+stime).
+cpu_report() {	# NAME JSONFILE PROC_TICKS INTERVALS
+	local med
+	med=$(python3 -c '
+import json, statistics, sys
+v = [json.loads(l)["self_cpu_ms"] for l in open(sys.argv[1])][1:]
+print(round(statistics.median(v), 2) if v else "n/a")' "$2")
+	echo "BENCH pkstop_cpu_ms_per_interval_$1=$med"
+	echo "BENCH pkstop_cpu_ms_per_interval_$1_procstat=$(awk -v t="$3" -v n="$4" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "n/a" }')"
+}
+
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# run_pkstop NAME SECONDS: pkstop --json 1 for SECONDS in the background;
+# sets PK (pid).
+start_pkstop() {
+	"$PKSTOP" --json 1 >"$OUT/$1.json" 2>"$OUT/$1.err" &
+	PK=$!
+}
+stop_pkstop() {	# NAME
+	local t n
+	t=$(ticks "$PK")
+	kill "$PK" 2>/dev/null
+	wait "$PK" 2>/dev/null
+	n=$(wc -l <"$OUT/$1.json")
+	cpu_report "$1" "$OUT/$1.json" "$t" "$n"
+}
+
+ns_mode fsdax mem || { echo "BENCH error=ns_mode"; exit 1; }
+mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 "$MNT" || { echo "BENCH error=mount"; exit 1; }
+fio_iops >/dev/null	# lay out the file
+
+# Idle: what watching costs when nothing happens.
+start_pkstop idle
+sleep "$RUNTIME"
+stop_pkstop idle
+
+off=() on=()
+for r in $(seq "$ROUNDS"); do
+	off+=("$(fio_iops)")
+	start_pkstop "fio$r"
+	sleep 1
+	on+=("$(fio_iops)")
+	stop_pkstop "fio$r"
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+m_off=$(median "${off[@]}")
+m_on=$(median "${on[@]}")
+echo "BENCH fio_iops_without_pkstop=$m_off (runs: ${off[*]})"
+echo "BENCH fio_iops_with_pkstop=$m_on (runs: ${on[*]})"
+echo "BENCH fio_ratio_with_vs_without_pkstop=$(awk -v a="$m_on" -v b="$m_off" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }')"
+umount "$MNT"
