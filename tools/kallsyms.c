@@ -49,7 +49,7 @@ static int cmp_addr(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Same address: keep the file's order (earlier symbol first). */
-	return x < y ? -1 : x > y;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static bool is_text(char type)
@@ -92,10 +92,11 @@ struct ksyms *ksyms_load(const char *path)
 		ks->syms[ks->nr].addr = addr;
 		ks->syms[ks->nr].name = lb;
 		ks->syms[ks->nr].module = n == 4 ? keep_module(ks, mod, &last_mod) : NULL;
+		ks->syms[ks->nr].seq = ks->nr;
 		ks->nr++;
 	}
 	fclose(f);
-	/* qsort is not stable; cmp_addr breaks ties by position, which it is before sorting. */
+	/* qsort is not stable: cmp_addr breaks ties by line order. */
 	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_addr);
 	return ks;
 err:
@@ -130,7 +131,7 @@ const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr)
 	if (!ks || !ks->nr || addr < ks->syms[0].addr)
 		return NULL;
 	hi = ks->nr;
-	/* Last symbol with sym.addr <= addr. */
+	/* Last symbol with sym.addr <= addr, then back to the first alias at that address. */
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (ks->syms[mid].addr <= addr)
@@ -138,6 +139,8 @@ const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr)
 		else
 			hi = mid;
 	}
+	while (lo > 0 && ks->syms[lo - 1].addr == ks->syms[lo].addr)
+		lo--;
 	return &ks->syms[lo];
 }
 

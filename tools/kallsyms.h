@@ -10,6 +10,7 @@ struct ksym {
 	uint64_t addr;
 	const char *name;
 	const char *module;	/* NULL for vmlinux */
+	size_t seq;		/* line order: the first of aliases wins */
 };
 
 struct ksyms;

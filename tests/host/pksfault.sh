@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Host unit tests of pksfault's pure parts (tools/*.c without BPF):
+# builds tests/host/pksfault_unit.c against them, runs it (TAP lines
+# "ok - pksfault: ..."), then checks that its sample JSON Lines parse and
+# carry the fields and counts the text has.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+DATA=$ROOT/tests/host/data
+
+srcs=(pks_common.c kallsyms.c iomem.c hist.c pksfault_opts.c pksfault_fmt.c pksfault_report.c)
+if ! gcc -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror -I"$ROOT/tools" -I"$ROOT/bpf" \
+	-o "$t/unit" "$ROOT/tests/host/pksfault_unit.c" "${srcs[@]/#/$ROOT/tools/}" \
+	-lbpf -lelf -lz >"$t/cc.log" 2>&1; then
+	echo "not ok - pksfault: unit tests build"
+	sed 's/^/#   /' "$t/cc.log" | tail -n 30
+	exit 1
+fi
+echo "ok - pksfault: unit tests build (-Wall -Wextra -Werror)"
+
+rc=0
+"$t/unit" "$DATA" || rc=$?
+
+# JSON Lines: every line parses on its own, and the values are the ones given.
+"$t/unit" "$DATA" json >"$t/lines.json"
+if python3 - "$t/lines.json" <<'PY'; then
+import json, sys
+objs = [json.loads(line) for line in open(sys.argv[1])]
+types = [o["type"] for o in objs]
+assert types == ["fault", "fault", "leak", "open_window", "summary"], types
+f = objs[0]
+assert f["comm"] == 'we"ird\\sh', f["comm"]
+assert f["device"] == "namespace0.0" and f["device_offset"] == "0x4000000", f
+assert f["key"] == 1 and f["owner"] == "Device Memory" and f["write"] is True
+assert f["pkrs"] == "0x55555554" and f["pkrs_keys"] == {"0": "RW", "1": "NA", "3": "NA"}
+assert f["ip_sym"] == "copy_to_kernel_nofault+0x51"
+assert f["stack"] == ["copy_to_kernel_nofault+0x51", "run_inject+0x70"], f["stack"]
+assert f["mode"] == "strict" and f["outcome"] == "fixed_up" and f["depth"] == 0
+g = objs[1]
+assert g["comm"] == '\x01\u00fe"ird\\sh', g["comm"]
+assert g["device"] is None and g["access"] == "read" and g["outcome"] == "allowed"
+l = objs[2]
+assert l["held_ms"] == 512.346 and l["opened_by"] == "leak_thread+0x40" and not l["still_open"]
+o = objs[3]
+assert o["still_open"] and o["closed_by"] is None and o["opened_by"] == "pmem_submit_bio+0x10 [nd_pmem]"
+s = objs[4]
+assert s["faults"] == 2 and s["faults_by_key"] == [{"key": 1, "owner": "Device Memory", "count": 2}]
+assert s["leaks"] == 1 and s["still_open_leaks"] == 1 and s["lost_events"] == 0
+assert s["hist_usecs"] == [{"from": 4, "to": 7, "count": 5}]
+assert s["command"] == ["sh", "-c", 'echo "hi"\t\\'] and s["command_exit"] == 0
+assert s["verdict"] == "found" and s["exit"] == 1
+PY
+	echo "ok - pksfault: JSON Lines parse with python3 and carry the same fields and counts"
+else
+	echo "not ok - pksfault: JSON Lines parse with python3 and carry the same fields and counts"
+	sed 's/^/#   /' "$t/lines.json"
+	rc=1
+fi
+exit "$rc"

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for pksfault's pure parts: PKRS decoding, the key list,
+ * option parsing, JSON strings and records, kallsyms and /proc/iomem
+ * resolution, histograms, the summary's verdict.  TAP lines
+ * "ok - pksfault: ..." on stdout; exit 1 when any failed.
+ *   pksfault_unit DATADIR           run the tests
+ *   pksfault_unit DATADIR json      print sample JSON Lines (the shell
+ *                                   script checks that python parses them)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "iomem.h"
+#include "kallsyms.h"
+#include "pks_common.h"
+#include "pksfault_fmt.h"
+#include "pksfault_opts.h"
+#include "pksfault_report.h"
+
+static int failed, total;
+static const char *datadir;
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	total++;
+	printf("%s - pksfault: ", cond ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!cond)
+		failed++;
+}
+
+/* ok() on two strings, showing both when they differ. */
+static void ok_str(const char *got, const char *want, const char *what)
+{
+	ok(got && !strcmp(got, want), "%s", what);
+	if (!got || strcmp(got, want))
+		printf("#   got  '%s'\n#   want '%s'\n", got ? got : "(null)", want);
+}
+
+static const char *data(const char *name)
+{
+	static char path[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(path[i], sizeof(path[i]), "%s/%s", datadir, name);
+	return path[i];
+}
+
+/* Run a printer into a memory buffer (caller frees). */
+#define CAPTURE(buf, call) do {						\
+		size_t _len;						\
+		FILE *_f = open_memstream(&(buf), &_len);		\
+		call;							\
+		fclose(_f);						\
+	} while (0)
+#define OUT _f
+
+static void test_pkrs(void)
+{
+	char buf[128];
+	int n;
+
+	ok_str(pks_rights_name(PKS_PKRS_DEFAULT, 0), "RW", "default PKRS: key 0 RW");
+	ok_str(pks_rights_name(PKS_PKRS_DEFAULT, 1), "NA", "default PKRS: key 1 NA");
+	ok_str(pks_rights_name(PKS_PKRS_DEFAULT, 15), "NA", "default PKRS: key 15 NA");
+	ok_str(pks_rights_name(0x55555550, 1), "RW", "window open: key 1 RW");
+	ok_str(pks_rights_name(0x8, 1), "RO", "WD only: RO");
+	ok_str(pks_rights_name(0xc, 1), "NA", "AD and WD: NA (AD wins)");
+	ok_str(pks_rights_name(0x80000000, 15), "RO", "key 15 WD is bit 31");
+	ok_str(pks_rights_name(0, 16), "??", "key out of range");
+	n = pks_format_pkrs(PKS_PKRS_DEFAULT, 0x3, buf, sizeof(buf));
+	ok_str(buf, "0:RW 1:NA", "format PKRS keys 0,1");
+	ok(n == 9, "format returns the length (%d)", n);
+	pks_format_pkrs(0x5555554c, 0x8006, buf, sizeof(buf));
+	ok_str(buf, "1:NA 2:RW 15:NA", "format keys 1,2,15");
+	n = pks_format_pkrs(PKS_PKRS_DEFAULT, 0x3, buf, 5);
+	ok(n == 9 && !strcmp(buf, "0:RW"), "format truncates, NUL-terminated, full length (%d '%s')",
+	   n, buf);
+	pks_format_pkrs(PKS_PKRS_DEFAULT, 0, buf, sizeof(buf));
+	ok_str(buf, "", "format with no keys is empty");
+}
+
+static void test_keys_cpuinfo(void)
+{
+	char owners[PKS_NR_KEYS][PKS_OWNER_LEN];
+	uint16_t mask = 0xffff;
+	int n;
+
+	n = pks_read_keys(data("pks_keys_allocated.sample"), owners, &mask);
+	ok(n == 3 && mask == 0xb, "keys file: 3 keys, mask 0xb (%d, %#x)", n, mask);
+	ok_str(owners[1], "Device Memory", "keys file: owner of key 1");
+	ok_str(owners[3], "pks test file", "keys file: owner with spaces");
+	ok_str(owners[2], "", "keys file: unlisted key has no owner");
+	n = pks_read_keys(data("no-such-file"), owners, &mask);
+	ok(n == -ENOENT && mask == 0, "keys file missing: -ENOENT, empty mask");
+	ok(pks_cpuinfo_has_pks(data("cpuinfo-pks.sample")), "cpuinfo with pks flag");
+	ok(!pks_cpuinfo_has_pks(data("cpuinfo-nopks.sample")),
+	   "cpuinfo without pks (pkss, 'bugs: pks' do not count)");
+	ok(!pks_cpuinfo_has_pks(data("no-such-file")), "cpuinfo missing: no PKS");
+}
+
+static void test_json_string(void)
+{
+	char *buf = NULL;
+
+	CAPTURE(buf, json_print_string(OUT, "plain"));
+	ok_str(buf, "\"plain\"", "json string: plain");
+	free(buf);
+	CAPTURE(buf, json_print_string(OUT, "a\"b\\c/d"));
+	ok_str(buf, "\"a\\\"b\\\\c/d\"", "json string: quote and backslash escaped");
+	free(buf);
+	CAPTURE(buf, json_print_string(OUT, "l1\nl2\tx\r\x01\x1f"));
+	ok_str(buf, "\"l1\\nl2\\tx\\r\\u0001\\u001f\"", "json string: control characters");
+	free(buf);
+	CAPTURE(buf, json_print_string(OUT, "k\xff\x7f"));
+	ok_str(buf, "\"k\\u00ff\\u007f\"", "json string: high bytes and DEL as \\u00XX");
+	free(buf);
+	CAPTURE(buf, json_print_string(OUT, NULL));
+	ok_str(buf, "null", "json string: NULL is null");
+	free(buf);
+	CAPTURE(buf, json_print_string(OUT, ""));
+	ok_str(buf, "\"\"", "json string: empty");
+	free(buf);
+}
+
+/* Parse a command line given as one string; returns parse result. */
+static int parse(const char *line, struct pksfault_opts *o, char **err_out)
+{
+	static char copy[512];
+	char *argv[32], *tok, *save;
+	size_t len;
+	int argc = 0, ret;
+	FILE *err;
+
+	snprintf(copy, sizeof(copy), "pksfault %s", line);
+	for (tok = strtok_r(copy, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	*err_out = NULL;
+	err = open_memstream(err_out, &len);
+	ret = pksfault_parse_args(argc, argv, o, err);
+	fclose(err);
+	return ret;
+}
+
+static void test_options(void)
+{
+	struct pksfault_opts o;
+	char *err;
+	int r;
+
+	r = parse("", &o, &err);
+	ok(!r && o.pid == 0 && o.key == -1 && o.leak_ms == -1 && !o.cmd && !o.json,
+	   "options: defaults");
+	free(err);
+	r = parse("-p 42 -t 43 -k 1 -d 5 --leak 100 --hist --json -v", &o, &err);
+	ok(!r && o.pid == 42 && o.tid == 43 && o.key == 1 && o.duration == 5 &&
+	   o.leak_ms == 100 && o.hist && o.json && o.verbose, "options: all set");
+	free(err);
+	r = parse("--leak=0 -k0", &o, &err);
+	ok(!r && o.leak_ms == 0 && o.key == 0, "options: --leak=0 and -k0 are valid");
+	free(err);
+	r = parse("--leak 50 -- fio --name=x -p 3", &o, &err);
+	ok(!r && o.leak_ms == 50 && o.pid == 0 && o.cmd && !strcmp(o.cmd[0], "fio") &&
+	   !strcmp(o.cmd[1], "--name=x") && !strcmp(o.cmd[2], "-p") && !o.cmd[4],
+	   "options: everything after -- is the command's");
+	free(err);
+	r = parse("-k 16", &o, &err);
+	ok(r == -1 && strstr(err, "invalid key '16'") && !strchr(err, '\n')[1],
+	   "options: key 16 rejected, one line");
+	free(err);
+	r = parse("-p 12x", &o, &err);
+	ok(r == -1 && strstr(err, "invalid PID '12x'"), "options: bad PID rejected");
+	free(err);
+	r = parse("-p -3", &o, &err);
+	ok(r == -1, "options: negative PID rejected");
+	free(err);
+	r = parse("-d 0", &o, &err);
+	ok(r == -1 && strstr(err, "invalid duration"), "options: -d 0 rejected");
+	free(err);
+	r = parse("--bogus", &o, &err);
+	ok(r == -1 && strstr(err, "'--bogus'") && !strchr(err, '\n')[1],
+	   "options: unknown option named, one line");
+	free(err);
+	r = parse("-p", &o, &err);
+	ok(r == -1 && strstr(err, "missing argument"), "options: missing argument");
+	free(err);
+	r = parse("ls", &o, &err);
+	ok(r == -1 && strstr(err, "unexpected argument 'ls'"), "options: command without --");
+	free(err);
+	r = parse("--", &o, &err);
+	ok(r == -1 && strstr(err, "no command after"), "options: -- without a command");
+	free(err);
+	r = parse("-d 3 -- true", &o, &err);
+	ok(r == -1 && strstr(err, "exclude"), "options: -d with a command rejected");
+	free(err);
+}
+
+static void test_kallsyms(void)
+{
+	struct ksyms *ks = ksyms_load(data("kallsyms.sample"));
+	char buf[160];
+
+	ok(ks && ksyms_count(ks) == 12, "kallsyms: text symbols loaded (%zu)", ksyms_count(ks));
+	if (!ks)
+		return;
+	ok_str(ksyms_format(ks, 0xffffffff812a4051, buf, sizeof(buf)),
+	       "copy_to_kernel_nofault+0x51", "kallsyms: function+offset");
+	ok_str(ksyms_format(ks, 0xffffffff81605e10, buf, sizeof(buf)), "run_inject+0x0",
+	       "kallsyms: exact start is +0x0");
+	ok_str(ksyms_format(ks, 0xffffffff812a40d8, buf, sizeof(buf)),
+	       "copy_to_kernel_nofault.cold+0x8", "kallsyms: .cold part");
+	ok_str(ksyms_format(ks, 0xffffffff81606280, buf, sizeof(buf)), "leak_thread+0x280",
+	       "kallsyms: data symbols are skipped");
+	ok_str(ksyms_format(ks, 0xffffffff81000010, buf, sizeof(buf)), "startup_64+0x10",
+	       "kallsyms: aliases: the first listed wins");
+	ok_str(ksyms_format(ks, 0xffffffffc0001010, buf, sizeof(buf)),
+	       "pmem_submit_bio+0x10 [nd_pmem]", "kallsyms: module symbol");
+	ok_str(ksyms_format(ks, 0xffffffffc0002004, buf, sizeof(buf)), "dax_io_helper+0x4 [dax]",
+	       "kallsyms: last symbol");
+	ok_str(ksyms_format(ks, 0xffffffff80000000, buf, sizeof(buf)), "0xffffffff80000000",
+	       "kallsyms: below the first symbol: raw address");
+	ok_str(ksyms_format(NULL, 0x1234, buf, sizeof(buf)), "0x1234", "kallsyms: no table: raw");
+	ksyms_free(ks);
+	ok(!ksyms_load(data("no-such-file")) && errno == ENOENT, "kallsyms: missing file fails");
+}
+
+static void test_iomem(void)
+{
+	struct iomem_map map;
+	const struct iomem_dev *d;
+	int n;
+
+	n = iomem_load(data("iomem.sample"), &map);
+	ok(n == 3, "iomem: namespace, dax and pmem ranges (%d)", n);
+	d = iomem_lookup(&map, 0x144000000);
+	ok(d && !strcmp(d->name, "namespace0.0") && 0x144000000 - d->start == 0x4000000,
+	   "iomem: address in namespace0.0 at +0x4000000");
+	d = iomem_lookup(&map, 0x140300000);
+	ok(d && !strcmp(d->name, "dax0.0"), "iomem: innermost range (dax0.0) wins");
+	d = iomem_lookup(&map, 0x23fffffff);
+	ok(d && !strcmp(d->name, "namespace0.0"), "iomem: end is inclusive");
+	ok(!iomem_lookup(&map, 0x240000000), "iomem: between devices: none");
+	ok(!iomem_lookup(&map, 0x1000), "iomem: System RAM is not a device");
+	d = iomem_lookup(&map, 0x280001000);
+	ok(d && !strcmp(d->name, "pmem1"), "iomem: legacy pmem");
+	n = iomem_load(data("iomem-user.sample"), &map);
+	ok(n == 0, "iomem: zeroed addresses (not root) give no ranges");
+}
+
+static void test_hist(void)
+{
+	uint64_t slots[PKSFAULT_HIST_SLOTS] = {};
+	char *buf = NULL;
+
+	CAPTURE(buf, hist_print_log2(OUT, slots, PKSFAULT_HIST_SLOTS, "usecs"));
+	ok(strstr(buf, "no samples") != NULL, "hist: empty");
+	free(buf);
+	slots[0] = 1;	/* 0..1 us */
+	slots[3] = 4;	/* 8..15 us */
+	CAPTURE(buf, hist_print_log2(OUT, slots, PKSFAULT_HIST_SLOTS, "usecs"));
+	ok(strstr(buf, "         0 -> 1          : 1          |**********") &&
+	   strstr(buf, "         8 -> 15         : 4          |****************************************|") &&
+	   strstr(buf, "         4 -> 7          : 0          |                                        |") &&
+	   !strstr(buf, "16 -> 31") && !strchr(buf, '\033'),
+	   "hist: log2 rows from first to last non-empty slot, no escapes");
+	if (!strstr(buf, "8 -> 15"))
+		printf("# %s\n", buf);
+	free(buf);
+	CAPTURE(buf, hist_json_log2(OUT, slots, PKSFAULT_HIST_SLOTS));
+	ok_str(buf, "[{\"from\":0,\"to\":1,\"count\":1},{\"from\":2,\"to\":3,\"count\":0},"
+	       "{\"from\":4,\"to\":7,\"count\":0},{\"from\":8,\"to\":15,\"count\":4}]", "hist: JSON");
+	free(buf);
+}
+
+static void sample_env(struct pksfault_env *env, bool json)
+{
+	memset(env, 0, sizeof(*env));
+	env->ks = ksyms_load(data("kallsyms.sample"));
+	iomem_load(data("iomem.sample"), &env->iomem);
+	pks_read_keys(data("pks_keys_allocated.sample"), env->owners, &env->keymask);
+	env->json = json;
+}
+
+static void sample_fault(struct pksfault_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = PKSFAULT_EV_FAULT;
+	e->cpu = 1;
+	e->ts_ns = 5000000000ULL;
+	e->pid = 321;
+	e->tid = 322;
+	strcpy(e->comm, "we\"ird\\sh");
+	e->key = 1;
+	e->address = 0xffff888144000000ULL;
+	e->phys = 0x144000000ULL;
+	e->ip = 0xffffffff812a4051ULL;
+	e->pkrs = PKS_PKRS_DEFAULT;
+	e->write = 1;
+	e->mode = PKS_FAULT_STRICT;
+	e->outcome = PKS_FAULT_FIXED_UP;
+	strcpy(e->owner, "Device Memory");
+	e->stack[0] = 0xffffffff812a4051ULL;
+	e->stack[1] = 0xffffffff81605e80ULL;
+	e->stack_sz = 2 * sizeof(__u64);
+}
+
+static void sample_leak(struct pksfault_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = PKSFAULT_EV_LEAK;
+	e->ts_ns = 6000000000ULL;
+	e->pid = 2;
+	e->tid = 77;
+	strcpy(e->comm, "pks-leak");
+	e->key = 1;
+	e->duration_ns = 512345678;
+	e->open_caller = 0xffffffff81606040ULL;
+	e->close_caller = 0xffffffff81606090ULL;
+	e->stack[0] = 0xffffffff81606040ULL;
+	e->stack_sz = sizeof(__u64);
+}
+
+static void test_format(void)
+{
+	struct pksfault_env env;
+	struct pksfault_event e;
+	char *buf = NULL;
+
+	sample_env(&env, false);
+	sample_fault(&e);
+	CAPTURE(buf, pksfault_print_fault(OUT, &env, &e));
+	ok(strstr(buf, " FAULT cpu=1 pid=321 tid=322 comm=we\"ird\\sh write addr=0xffff888144000000"
+		  " dev=namespace0.0+0x4000000 key=1 (Device Memory) pkrs=0x55555554"
+		  " [0:RW 1:NA 3:NA] depth=0 mode=strict outcome=fixed_up\n") != NULL,
+	   "text fault line: task, device+offset, key owner, PKRS per key, mode, outcome");
+	ok(strstr(buf, "    ip: copy_to_kernel_nofault+0x51\n") &&
+	   strstr(buf, "      run_inject+0x70\n"), "text fault: ip and stack symbolized");
+	if (!strstr(buf, "dev=namespace0.0"))
+		printf("# %s", buf);
+	free(buf);
+	e.phys = 0x3000;	/* not a device: no dev= */
+	e.owner[0] = '\0';
+	e.key = 2;
+	CAPTURE(buf, pksfault_print_fault(OUT, &env, &e));
+	ok(!strstr(buf, "dev=") && strstr(buf, "key=2 (unallocated)") &&
+	   strstr(buf, "[0:RW 1:NA 2:NA 3:NA]"),
+	   "text fault: no device, unallocated key decoded too");
+	free(buf);
+	sample_leak(&e);
+	CAPTURE(buf, pksfault_print_leak(OUT, &env, &e));
+	ok(strstr(buf, " LEAK pid=2 tid=77 comm=pks-leak key=1 (Device Memory) held 512.346 ms"
+		  " opened_by=leak_thread+0x40 closed_by=leak_thread+0x90\n") &&
+	   strstr(buf, "    opened at:\n      leak_thread+0x40\n"),
+	   "text leak: duration, opener, closer, opening stack");
+	free(buf);
+	ksyms_free(env.ks);
+}
+
+static void test_report(void)
+{
+	struct pksfault_report r;
+	struct pksfault_event e;
+	struct pksfault_env env;
+	char *buf = NULL;
+
+	memset(&r, 0, sizeof(r));
+	ok(report_exit_code(&r) == 0, "verdict: nothing seen is clean (0)");
+	r.cmd_ran = true;
+	r.cmd_exit = 4;
+	ok(report_exit_code(&r) == 3, "verdict: command failed, nothing found (3)");
+	r.cmd_exit = 0;
+	r.cmd_signal = 9;
+	ok(report_exit_code(&r) == 3, "verdict: command killed (3)");
+	r.cmd_signal = 0;
+	r.stats.v[PKSFAULT_STAT_LOST] = 1;
+	ok(report_exit_code(&r) == 1, "verdict: lost events are not clean (1)");
+	r.stats.v[PKSFAULT_STAT_LOST] = 0;
+	r.stats.v[PKSFAULT_STAT_WIN_UNTRACKED] = 2;
+	ok(report_exit_code(&r) == 1, "verdict: untracked windows are not clean (1)");
+	r.stats.v[PKSFAULT_STAT_WIN_UNTRACKED] = 0;
+	r.leak_enabled = true;
+	r.leak_ms = 100;
+	report_add_open(&r, 50000000);
+	ok(report_exit_code(&r) == 0 && r.open_windows == 1, "verdict: young open window is fine");
+	report_add_open(&r, 150000000);
+	ok(report_exit_code(&r) == 1 && r.open_leaks == 1, "verdict: old open window is a leak");
+	memset(&r, 0, sizeof(r));
+	sample_fault(&e);
+	report_add_fault(&r, &e);
+	report_add_fault(&r, &e);
+	e.stack[1] = 0xffffffff81606010ULL;
+	report_add_fault(&r, &e);
+	r.cmd_ran = true;
+	r.cmd_exit = 2;
+	ok(report_exit_code(&r) == 1, "verdict: faults win over the command's status (1)");
+	ok(r.faults == 3 && r.faults_by_key[1] == 3 && r.nr_stacks == 2 &&
+	   r.stacks[0].count == 2, "summary: faults grouped by key and by stack");
+	sample_env(&env, false);
+	r.stats.v[PKSFAULT_STAT_FAULTS] = 3;
+	CAPTURE(buf, report_print(OUT, &env, &r));
+	ok(strstr(buf, "faults: 3 (fixed_up 3, allowed 0, oops 0)\n  key 1 (Device Memory): 3\n"
+		  "  2 x at copy_to_kernel_nofault+0x51\n") &&
+	   strstr(buf, "command exited 2\n") && strstr(buf, "result: FOUND 3 faults, 0 leaks\n"),
+	   "summary text: counts, stacks, command status, result");
+	free(buf);
+	ksyms_free(env.ks);
+}
+
+/* Sample JSON Lines: checked by python3 in tests/host/pksfault.sh. */
+static void print_json_samples(void)
+{
+	struct pksfault_report r;
+	struct pksfault_event e;
+	struct pksfault_env env;
+	struct pksfault_window w;
+	char *cmd[] = { "sh", "-c", "echo \"hi\"\t\\", NULL };
+
+	sample_env(&env, true);
+	memset(&r, 0, sizeof(r));
+	sample_fault(&e);
+	pksfault_print_fault(stdout, &env, &e);
+	report_add_fault(&r, &e);
+	e.phys = 0;
+	e.comm[0] = '\x01';
+	e.comm[1] = '\xfe';
+	e.outcome = PKS_FAULT_ALLOWED;
+	e.mode = PKS_FAULT_RELAXED;
+	e.write = 0;
+	pksfault_print_fault(stdout, &env, &e);
+	report_add_fault(&r, &e);
+	sample_leak(&e);
+	pksfault_print_leak(stdout, &env, &e);
+	report_add_leak(&r, &e);
+	memset(&w, 0, sizeof(w));
+	w.start_ns = 1000;
+	w.pid = w.tid = 9;
+	strcpy(w.comm, "fio");
+	w.key = 1;
+	w.caller = 0xffffffffc0001010ULL;
+	pksfault_print_open(stdout, &env, &w, 3000001000ULL);
+	r.leak_enabled = r.hist_enabled = true;
+	r.leak_ms = 100;
+	report_add_open(&r, 3000000000ULL);
+	r.hist[2] = 5;
+	r.stats.v[PKSFAULT_STAT_FAULTS] = 2;
+	r.cmd = cmd;
+	r.cmd_ran = true;
+	r.cmd_exit = 0;
+	report_print(stdout, &env, &r);
+	ksyms_free(env.ks);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: pksfault_unit DATADIR [json]\n");
+		return 2;
+	}
+	datadir = argv[1];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 2 && !strcmp(argv[2], "json")) {
+		print_json_samples();
+		return 0;
+	}
+	test_pkrs();
+	test_keys_cpuinfo();
+	test_json_string();
+	test_options();
+	test_kallsyms();
+	test_iomem();
+	test_hist();
+	test_format();
+	test_report();
+	printf("# pksfault unit: %d tests, %d failed\n", total, failed);
+	return failed ? 1 : 0;
+}
