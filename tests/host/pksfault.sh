@@ -57,4 +57,13 @@ else
 	sed 's/^/#   /' "$t/lines.json"
 	rc=1
 fi
+# The man page renders cleanly (groff warnings are errors here).
+if out=$(LC_ALL=C.UTF-8 groff -man -ww -z "$ROOT/tools/pksfault.8" 2>&1) && [ -z "$out" ] &&
+	MANWIDTH=80 man -l "$ROOT/tools/pksfault.8" 2>/dev/null | grep -q '^EXIT STATUS'; then
+	echo "ok - pksfault: man page renders without warnings (man -l tools/pksfault.8)"
+else
+	echo "not ok - pksfault: man page renders without warnings"
+	printf '%s\n' "$out" | sed 's/^/#   /'
+	rc=1
+fi
 exit "$rc"
