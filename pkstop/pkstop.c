@@ -70,6 +70,8 @@ struct pkstop {
 	size_t ntasks, tasks_cap;
 	struct pkstop_row *rows;
 	size_t nrows, rows_cap;
+	__u32 gone[PKSTOP_MAX_THREADS];		/* entries to delete after a walk */
+	size_t ngone;
 	char start_owners[PKS_NR_KEYS][PKS_OWNER_LEN];
 	uint16_t start_mask;
 	bool pks_present;
@@ -292,11 +294,16 @@ static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
 		 * interval's row, and nothing can add to them any more.
 		 */
 		if (!task && st->absent >= 2 && !pkstop_delta_any(&row.d)) {
-			bpf_map_delete_elem(fd, &key);
+			if (p->ngone < PKSTOP_MAX_THREADS)
+				p->gone[p->ngone++] = key;
 			tdelete(st, &p->states, cmp_state);
 			free(st);
 		}
 	}
+	/* Only now: get_next_key from a deleted key restarts the walk. */
+	for (i = 0; i < p->ngone; i++)
+		bpf_map_delete_elem(fd, &p->gone[i]);
+	p->ngone = 0;
 	/* Threads with state and no events (e.g. a PKRS set before we started). */
 	for (i = 0; i < p->ntasks; i++) {
 		struct pkstop_row *r;
@@ -358,7 +365,7 @@ static void sleep_until(uint64_t deadline)
 
 int main(int argc, char **argv)
 {
-	struct pkstop p = { .sync_outer = -1, .sync_inner = -1 };
+	static struct pkstop p = { .sync_outer = -1, .sync_inner = -1 };
 	struct pkstop_opts opts;
 	struct pkstop_sample s;
 	uint64_t start, last, deadline, step;
