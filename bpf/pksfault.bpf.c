@@ -32,7 +32,7 @@ extern const void page_offset_base __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
+	__uint(max_entries, 4 << 20);	/* ~9000 events of burst */
 } events SEC(".maps");
 
 struct {

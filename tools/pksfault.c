@@ -185,7 +185,8 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 		child = start_command(opts.cmd);
 		if (child < 0)
 			return PKSFAULT_EXIT_ERROR;
-	} else if (!opts.json) {
+	} else {
+		/* stderr, so JSON output stays pure; scripts wait for this line. */
 		fprintf(stderr, "pksfault: tracing PKS faults%s... %s\n",
 			opts.leak_ms >= 0 ? " and leaked windows" : "",
 			opts.duration ? "" : "Ctrl-C to end.");

@@ -1,0 +1,313 @@
+#!/bin/bash
+# pksfault in the guest, on the emulated NVDIMM (vm/run.sh --pmem IMG).
+#   pksfault.sh          with PKS: injected stray accesses are reported one
+#                        for one, leaks with duration and opening stack, the
+#                        gate's exit codes, JSON, relaxed mode, fio on ext4-dax
+#   pksfault.sh nopks    on a CPU without PKS (vm/run.sh --no-pks): the tool
+#                        says faults cannot occur and the gate still works
+set -uo pipefail
+SUITE=${SUITE:-pksfault}
+. "$(dirname "$0")/lib.sh"
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PKSFAULT=${PKSFAULT:-$ROOT/build/tools/pksfault}
+HOOK=$DBG/pks_dev_access
+MODE_KNOB=/sys/module/memremap/parameters/pks_fault_mode
+MNT=/mnt/pmem
+OUT=$(mktemp -d)
+INJ_LEN=1000000	# hex: 16 MiB at 64 MiB into namespace0.0, as in pmem.sh
+INJ_N=50
+case "${1:-pks}" in nopks) SUITE=$SUITE-nopks ;; esac
+
+inj_phys() { printf '%x' $((0x$(ns_phys) + (64 << 20))); }
+hook() { echo "$*" >"$HOOK" && cat "$HOOK"; }
+
+# pf NAME ARGS...: run pksfault, stdout to $OUT/NAME.out, stderr to
+# $OUT/NAME.err; sets rc.
+pf() {
+	local name=$1
+	shift
+	rc=0
+	"$PKSFAULT" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err" || rc=$?
+}
+
+# Show a run's output when its test fails.
+show() {
+	sed 's/^/#   out: /' "$OUT/$1.out" | head -n 40
+	sed 's/^/#   err: /' "$OUT/$1.err" | head -n 10
+}
+
+# expect_rc NAME WANT DESCRIPTION
+expect_rc() {
+	if [ "$rc" = "$2" ]; then
+		pass "$3 (exit $rc)"
+	else
+		fail "$3 (exit $rc, want $2)"
+		show "$1"
+	fi
+}
+
+# Start pksfault in the background and wait until it has attached.
+pf_bg() {
+	local name=$1 i
+	shift
+	"$PKSFAULT" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err" &
+	bg_pid=$!
+	for i in $(seq 1 300); do
+		grep -q 'pksfault: tracing' "$OUT/$name.err" 2>/dev/null && return 0
+		kill -0 "$bg_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+
+# jcheck FILE PYTHON-EXPRESSIONS...: each expression, evaluated with
+# `ev` (the event objects), `s` (the summary) and `by(type)`, must be true;
+# every line of FILE must parse as JSON on its own.
+jcheck() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, exprs = sys.argv[1], sys.argv[2:]
+ev = []
+for n, line in enumerate(open(path), 1):
+    try:
+        ev.append(json.loads(line))
+    except ValueError as e:
+        sys.exit(f"line {n} is not JSON ({e}): {line!r}")
+by = lambda t: [o for o in ev if o.get("type") == t]
+sums = by("summary")
+if len(sums) != 1:
+    sys.exit(f"{len(sums)} summary objects")
+s = sums[0]
+for x in exprs:
+    if not eval(x):
+        sys.exit(f"false: {x}\nsummary: {json.dumps(s)}")
+PY
+}
+
+basics() {
+	check "pksfault is built and statically linked" \
+		bash -c "file -L '$PKSFAULT' | grep -q 'statically linked'"
+	pf help --help
+	[ "$rc" = 0 ] && grep -q '^EXAMPLES' "$OUT/help.out" && grep -q 'Exit status' "$OUT/help.out" &&
+		pass "--help: examples and exit statuses, exit 0" || { fail "--help"; show help; }
+	pf badopt -k 99
+	[ "$rc" = 2 ] && [ "$(wc -l <"$OUT/badopt.err")" = 1 ] &&
+		pass "bad option: one line on stderr, exit 2" || { fail "bad option (exit $rc)"; show badopt; }
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$PKSFAULT" -d 1 \
+		>"$OUT/noroot.out" 2>"$OUT/noroot.err" || rc=$?
+	[ "$rc" = 2 ] && grep -q 'needs root' "$OUT/noroot.err" &&
+		[ "$(wc -l <"$OUT/noroot.err")" = 1 ] &&
+		pass "not root: one line, exit 2" || { fail "not root (exit $rc)"; show noroot; }
+}
+
+# The gate's exit statuses; WANT_CLEAN is what a clean command gives.
+gate_codes() {
+	pf clean -- true
+	expect_rc clean 0 "gate: clean command"
+	grep -q '^result: clean' "$OUT/clean.out" || { fail "gate: clean summary"; show clean; }
+	pf missing -- /nonexistent/command
+	expect_rc missing 2 "gate: missing command"
+	grep -q "cannot run '/nonexistent/command'" "$OUT/missing.err" ||
+		{ fail "gate: missing command named"; show missing; }
+	pf failing -- sh -c 'exit 5'
+	expect_rc failing 3 "gate: command's own failure is reported distinctly"
+	grep -q '^command exited 5' "$OUT/failing.out" || { fail "gate: 'command exited 5'"; show failing; }
+}
+
+# Injected stray accesses: one event each, with the right key, address,
+# access type, and a stack naming the injector.
+injection() {
+	local phys key lo hi out
+	phys=$(inj_phys) || { fail "namespace address not found"; return; }
+	key=$(sed -n 's/^\([0-9]*\): Device Memory$/\1/p' "$DBG/pks_keys_allocated")
+	lo=$((0x$phys))
+	hi=$((lo + 0x$INJ_LEN))
+
+	pf inject --json -- sh -c "echo inject $phys $INJ_LEN $INJ_N 42 nowindow >$HOOK; cat $HOOK"
+	expect_rc inject 1 "gate: injecting command fails the gate"
+	grep -q "attempted=$INJ_N blocked=$INJ_N" "$OUT/inject.out" ||
+		{ fail "injection itself (strict)"; show inject; }
+	grep -v '^inject ' "$OUT/inject.out" >"$OUT/inject.json"
+	if out=$(jcheck "$OUT/inject.json" \
+		"len(by('fault')) == $INJ_N" "s['faults'] == $INJ_N and s['faults_counted'] == $INJ_N" \
+		"all(f['key'] == $key and f['owner'] == 'Device Memory' for f in by('fault'))" \
+		"all(f['write'] and f['access'] == 'write' for f in by('fault'))" \
+		"all($lo <= int(f['phys'], 16) < $hi for f in by('fault'))" \
+		"all(f['device'] == 'namespace0.0' and $((64 << 20)) <= int(f['device_offset'], 16) < $((80 << 20)) for f in by('fault'))" \
+		"all(f['mode'] == 'strict' and f['outcome'] == 'fixed_up' for f in by('fault'))" \
+		"all(f['depth'] == 0 and f['pkrs_keys'][str($key)] == 'NA' for f in by('fault'))" \
+		"all(f['ip_sym'].startswith('copy_to_kernel_nofault') for f in by('fault'))" \
+		"all(any(x.startswith('run_inject+') for x in f['stack']) for f in by('fault'))" \
+		"s['lost_events'] == 0 and s['exit'] == 1 and s['command_exit'] == 0" \
+		"len(set(f['address'] for f in by('fault'))) > 1" 2>&1); then
+		pass "strict: $INJ_N stray writes -> exactly $INJ_N faults: key $key, address in the range, write, ip and stack name the injector"
+		pass "JSON: every line parses, summary carries the same count ($INJ_N)"
+	else
+		fail "strict: $INJ_N stray writes reported one for one"
+		echo "$out" | sed 's/^/#   /'
+		head -c 3000 "$OUT/inject.json" | sed 's/^/#   /'
+	fi
+
+	# The same in text, for reads.
+	pf read -- sh -c "echo inject $phys $INJ_LEN $INJ_N 43 read >$HOOK; cat $HOOK"
+	expect_rc read 1 "gate: stray reads fail the gate"
+	local n
+	n=$(grep -c " FAULT .* read addr=0x[0-9a-f]* dev=namespace0\.0+0x[0-9a-f]* key=$key (Device Memory) pkrs=0x55555554 .* mode=strict outcome=fixed_up" "$OUT/read.out")
+	[ "$n" = "$INJ_N" ] && grep -q '^    ip: copy_from_kernel_nofault+0x' "$OUT/read.out" &&
+		grep -q '^      run_inject+0x' "$OUT/read.out" &&
+		grep -q "^faults: $INJ_N (fixed_up $INJ_N" "$OUT/read.out" &&
+		pass "text: $INJ_N stray reads -> $INJ_N FAULT lines with device, owner, PKRS, ip and stack" ||
+		{ fail "text: stray reads ($n FAULT lines)"; show read; }
+	! grep -q $'\033' "$OUT/read.out" && pass "text: no terminal escapes (TERM unset)" ||
+		fail "text: terminal escapes in output"
+
+	# Accesses inside a window are no faults: clean.
+	pf window -- sh -c "echo inject $phys $INJ_LEN $INJ_N 44 window >$HOOK; cat $HOOK"
+	expect_rc window 0 "gate: accesses inside a window are clean"
+
+	# Filters: a key that is not the device key sees nothing; -p another process either.
+	pf otherkey -k $((key == 15 ? 14 : key + 1)) -- sh -c "echo inject $phys $INJ_LEN 5 45 nowindow >$HOOK"
+	expect_rc otherkey 0 "filter -k: faults on another key are not reported"
+	pf otherpid -p 1 -- sh -c "echo inject $phys $INJ_LEN 5 46 nowindow >$HOOK"
+	expect_rc otherpid 0 "filter -p: faults by another process are not reported"
+}
+
+relaxed() {
+	local phys
+	phys=$(inj_phys)
+	[ -w "$MODE_KNOB" ] || { fail "relaxed: $MODE_KNOB missing"; return; }
+	echo relaxed >"$MODE_KNOB"
+	pf relaxed --json -- sh -c "echo inject $phys $INJ_LEN $INJ_N 47 nowindow >$HOOK; cat $HOOK"
+	echo strict >"$MODE_KNOB"
+	expect_rc relaxed 1 "relaxed: injecting command fails the gate"
+	grep -v '^inject ' "$OUT/relaxed.out" >"$OUT/relaxed.json"
+	if out=$(jcheck "$OUT/relaxed.json" "len(by('fault')) == $INJ_N" \
+		"all(f['mode'] == 'relaxed' and f['outcome'] == 'allowed' for f in by('fault'))" \
+		"s['faults_by_outcome']['allowed'] == $INJ_N" 2>&1) &&
+		grep -q "landed=$INJ_N" "$OUT/relaxed.out"; then
+		pass "relaxed: $INJ_N injected faults reported with outcome allowed"
+	else
+		fail "relaxed: faults reported as allowed"
+		echo "$out" | sed 's/^/#   /'
+		show relaxed
+	fi
+}
+
+leaks() {
+	local tid out held
+	# The asynchronous leak hook: a kthread holds one window for 600 ms.
+	if ! pf_bg leak --leak 200 -d 6; then
+		fail "leak: pksfault did not attach"
+		show leak
+		return
+	fi
+	out=$(hook leak 600)
+	tid=$(sed -n 's/^leak tid=\([0-9]*\) .*/\1/p' <<<"$out")
+	rc=0
+	wait "$bg_pid" || rc=$?
+	held=$(sed -n "s/.* LEAK pid=[0-9]* tid=$tid comm=pks-leak key=[0-9]* (Device Memory) held \([0-9.]*\) ms opened_by=leak_thread+.*/\1/p" "$OUT/leak.out")
+	echo "# leak: hook said '$out', pksfault says held ${held:-?} ms"
+	if [ -n "$held" ] && python3 -c "import sys; sys.exit(not 590 <= $held < 5000)" &&
+		grep -A12 ' LEAK ' "$OUT/leak.out" | grep -q '^      leak_thread+0x' && [ "$rc" = 1 ] &&
+		grep -q '^leaks (windows held > 200 ms): 1 closed' "$OUT/leak.out"; then
+		pass "leak: pks-leak window reported with its duration ($held ms) and opening stack (leak_thread), exit 1"
+	else
+		fail "leak: pks-leak window reported (exit $rc)"
+		show leak
+	fi
+
+	# A window still open when tracing ends is listed with its age.
+	pf open --leak 100 --json -- sh -c "echo leak 4000 >$HOOK; sleep 1"
+	expect_rc open 1 "leak: a window still open at exit past the threshold fails the gate"
+	if out=$(jcheck "$OUT/open.out" \
+		"any(o['comm'] == 'pks-leak' and o['still_open'] and o['held_ms'] > 500 and o['opened_by'].startswith('leak_thread') for o in by('open_window'))" \
+		"s['still_open_leaks'] >= 1" 2>&1); then
+		pass "leak: still-open window listed at exit with how long so far"
+	else
+		fail "leak: still-open window listed at exit"
+		echo "$out" | sed 's/^/#   /'
+		show open
+	fi
+	sleep 3.5	# let the 4-second leak close before the next test
+
+	# A synchronous hold in the command itself.
+	pf hold --leak 100 -- sh -c "echo hold 300 >$HOOK; cat $HOOK"
+	expect_rc hold 1 "leak: a window held 300 ms by the command is a leak at 100 ms"
+	grep -q ' LEAK .* comm=sh .* held [0-9.]* ms' "$OUT/hold.out" || { fail "leak: hold reported"; show hold; }
+	pf hold2 --leak 1000 -- sh -c "echo hold 300 >$HOOK; cat $HOOK"
+	expect_rc hold2 0 "leak: the same window under a 1000 ms threshold is clean"
+
+	# Histogram of window durations while the windows kthread runs.
+	pf hist --hist --json -- sh -c "echo windows 2 200 2 >$HOOK; cat $HOOK; sleep 3"
+	grep '^{' "$OUT/hist.out" >"$OUT/hist.json"
+	if out=$(jcheck "$OUT/hist.json" "s['windows_closed'] >= 100" \
+		"sum(b['count'] for b in s['hist_usecs']) == s['windows_closed']" \
+		"s['lost_events'] == 0" 2>&1) && [ "$rc" = 0 ]; then
+		pass "--hist: window durations histogrammed ($(python3 -c "import json; print([json.loads(l) for l in open('$OUT/hist.json')][-1]['windows_closed'])") windows), exit 0"
+	else
+		fail "--hist (exit $rc)"
+		echo "$out" | sed 's/^/#   /'
+		show hist
+	fi
+}
+
+fio_gate() {
+	local runtime=${FIO_RUNTIME:-30}
+	check "ext4: mkfs.ext4 on /dev/pmem0" mkfs.ext4 -q -F -b 4096 /dev/pmem0
+	check "ext4: mount -o dax" mount -o dax /dev/pmem0 "$MNT"
+	pf fio --json -- fio --name=gate --filename="$MNT/fio.dat" --size=64M --rw=randrw \
+		--bs=4k --ioengine=psync --time_based --runtime="$runtime" --randrepeat=1 \
+		--output-format=terse
+	grep '^{' "$OUT/fio.out" >"$OUT/fio.json"
+	if [ "$rc" = 0 ] && out=$(jcheck "$OUT/fio.json" "s['faults'] == 0" "s['lost_events'] == 0" \
+		"s['command_exit'] == 0" 2>&1); then
+		pass "gate: ${runtime}s fio on ext4-dax under pksfault exits 0"
+	else
+		fail "gate: ${runtime}s fio on ext4-dax (exit $rc)"
+		echo "${out:-}" | sed 's/^/#   /'
+		show fio
+	fi
+	umount "$MNT"
+}
+
+nopks() {
+	pf nopks -- true
+	expect_rc nopks 0 "no PKS: gate with a clean command"
+	grep -qx 'pksfault: this CPU has no PKS: protection-key faults cannot occur' "$OUT/nopks.err" &&
+		pass "no PKS: says faults cannot occur, one line" || { fail "no PKS line"; show nopks; }
+	pf nopks-missing -- /nonexistent/command
+	expect_rc nopks-missing 2 "no PKS: gate with a missing command"
+	pf nopks-false -- false
+	expect_rc nopks-false 3 "no PKS: gate with a failing command"
+	if [ -b /dev/pmem0 ]; then
+		pf nopks-fio -- fio --name=gate --filename=/dev/pmem0 --size=32M --rw=randwrite \
+			--bs=4k --ioengine=psync --direct=1 --time_based --runtime=5 --output-format=terse
+		expect_rc nopks-fio 0 "no PKS: fio on unprotected pmem under the gate"
+	fi
+}
+
+mkdir -p "$MNT"
+if [ ! -x "$PKSFAULT" ]; then
+	fail "$PKSFAULT not built (make -C tools)"
+	finish
+	exit
+fi
+basics
+if [ "${1:-pks}" = nopks ]; then
+	nopks
+else
+	if [ ! -e "$HOOK" ]; then
+		fail "test hook $HOOK missing (needs PKS, CONFIG_PKS_TESTING and a protected pmem)"
+	fi
+	check "fsdax namespace" ns_mode fsdax mem
+	gate_codes
+	injection
+	relaxed
+	leaks
+	fio_gate
+	check "every CPU's PKRS is the default after the pksfault tests" pkrs_all_default
+fi
+rm -rf "$OUT"
+finish
