@@ -203,6 +203,19 @@ void json_print_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+int pks_parse_long(const char *arg, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 const char *pks_fault_mode_name(int mode)
 {
 	switch (mode) {

@@ -73,6 +73,12 @@ int pks_kernel_has_tracepoints(void);
  */
 void json_print_string(FILE *f, const char *s);
 
+/*
+ * A whole decimal number in [min, max] (no sign games, no trailing junk).
+ * Returns 0 and sets *@out, or -1.  For the tools' option parsers.
+ */
+int pks_parse_long(const char *arg, long min, long max, long *out);
+
 /* Names of the pks_fault mode ("strict", "relaxed") and outcome ("fixed_up",
  * "allowed", "oops"); "?" for values not listed above. */
 const char *pks_fault_mode_name(int mode);

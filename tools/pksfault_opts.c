@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pks_common.h"
 #include "pksfault_opts.h"
 
 const char *argp_program_version = "pksfault 1.0";
@@ -67,19 +68,11 @@ struct parse_state {
 static int number(struct parse_state *ps, const char *what, const char *arg, long min, long max,
 		  long *out)
 {
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max) {
-		fprintf(ps->err, "pksfault: invalid %s '%s' (want %ld..%ld)\n", what, arg, min,
-			max);
-		ps->said = true;
-		return -1;
-	}
-	*out = v;
-	return 0;
+	if (!pks_parse_long(arg, min, max, out))
+		return 0;
+	fprintf(ps->err, "pksfault: invalid %s '%s' (want %ld..%ld)\n", what, arg, min, max);
+	ps->said = true;
+	return -1;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

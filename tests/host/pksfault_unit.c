@@ -110,6 +110,17 @@ static void test_keys_cpuinfo(void)
 	ok(!pks_cpuinfo_has_pks(data("no-such-file")), "cpuinfo missing: no PKS");
 }
 
+static void test_parse_long(void)
+{
+	long v = 7;
+
+	ok(!pks_parse_long("15", 0, 15, &v) && v == 15, "parse_long: upper bound included");
+	ok(pks_parse_long("16", 0, 15, &v) && v == 15, "parse_long: above range, value untouched");
+	ok(pks_parse_long("", 0, 15, &v) && pks_parse_long("1 ", 0, 15, &v) &&
+	   pks_parse_long("0x1", 0, 15, &v) && pks_parse_long("99999999999999999999", 0, 15, &v),
+	   "parse_long: empty, trailing junk, hex, overflow rejected");
+}
+
 static void test_json_string(void)
 {
 	char *buf = NULL;
@@ -476,6 +487,7 @@ int main(int argc, char **argv)
 	}
 	test_pkrs();
 	test_keys_cpuinfo();
+	test_parse_long();
 	test_json_string();
 	test_options();
 	test_kallsyms();
