@@ -16,6 +16,7 @@
 #define HARDIRQ_MASK	0x000f0000
 #define NMI_MASK	0x00f00000
 #define SOFTIRQ_OFFSET	0x00000100	/* set only while serving softirqs */
+#define DIRECT_MAP_MAX	(1ULL << 46)	/* 4-level paging: 64 TiB of physical memory */
 
 const volatile pid_t target_pid = 0;	/* tgid, 0: all */
 const volatile pid_t target_tid = 0;
@@ -119,9 +120,12 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	e->key = key;
 	e->address = address;
-	/* Direct-map addresses only; user space checks the result against /proc/iomem. */
+	/*
+	 * Direct-map addresses only (vmalloc and the rest lie 2^46 and more
+	 * above page_offset_base); user space matches it against /proc/iomem.
+	 */
 	if (bpf_probe_read_kernel(&base, sizeof(base), &page_offset_base) == 0 &&
-	    address >= base)
+	    address >= base && address - base < DIRECT_MAP_MAX)
 		e->phys = address - base;
 	else
 		e->phys = 0;
