@@ -209,7 +209,7 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 }
 
 /* floor(log2(v)), 0 for v <= 1; branch-free so the verifier sees no loop. */
-static __always_inline int log2_slot(__u64 v)
+static __always_inline __u64 log2_slot(__u64 v)
 {
 	__u64 r, shift;
 
@@ -237,8 +237,8 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 {
 	struct pksfault_window *w;
 	struct pksfault_event *e;
-	__u64 wkey, now, dur;
-	int c, slot;
+	__u64 wkey, now, dur, slot;
+	int c;
 
 	if (!track_windows || depth != 0 || filtered(key))
 		return 0;
@@ -261,7 +261,7 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 	dur = now - w->start_ns;
 	count(PKSFAULT_STAT_WIN_CLOSED);
 	slot = log2_slot(dur / 1000);
-	if (slot >= 0 && slot < PKSFAULT_HIST_SLOTS)
+	if (slot < PKSFAULT_HIST_SLOTS)	/* unsigned: the verifier sees both bounds */
 		__sync_fetch_and_add(&hist[slot], 1);
 	if (leak_ns && dur > leak_ns) {
 		count(PKSFAULT_STAT_LEAKS);

@@ -65,6 +65,27 @@ static int nr_frames(int stack_sz)
 	return n > PKSFAULT_MAX_STACK ? PKSFAULT_MAX_STACK : n;
 }
 
+/*
+ * The first frame worth showing: the BPF program and the tracepoint
+ * machinery that called it (bpf_trace_run*, __bpf_trace_*) say nothing
+ * about who faulted or opened a window.
+ */
+int pksfault_first_frame(const struct pksfault_env *env, const __u64 *stack, int n)
+{
+	const struct ksym *s;
+	int i;
+
+	for (i = 0; i < n && stack[i]; i++) {
+		s = ksyms_lookup(env->ks, stack[i]);
+		if (!s || !((s->module && !strcmp(s->module, "bpf")) ||
+			    !strncmp(s->name, "bpf_prog_", 9) ||
+			    !strncmp(s->name, "bpf_trace_run", 13) ||
+			    !strncmp(s->name, "__bpf_trace_", 12)))
+			break;
+	}
+	return i < n && stack[i] ? i : 0;
+}
+
 void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
 			  int stack_sz, const char *indent)
 {
@@ -73,7 +94,7 @@ void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *
 
 	if (stack_sz < 0)
 		fprintf(f, "%s[stack unavailable: error %d]\n", indent, stack_sz);
-	for (i = 0; i < n && stack[i]; i++)
+	for (i = pksfault_first_frame(env, stack, n); i < n && stack[i]; i++)
 		fprintf(f, "%s%s\n", indent, ksyms_format(env->ks, stack[i], sym, sizeof(sym)));
 }
 
@@ -81,11 +102,12 @@ void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *s
 			 int stack_sz)
 {
 	char sym[SYM_LEN];
-	int i, n = nr_frames(stack_sz);
+	int i, first, n = nr_frames(stack_sz);
 
 	fputc('[', f);
-	for (i = 0; i < n && stack[i]; i++) {
-		if (i)
+	first = pksfault_first_frame(env, stack, n);
+	for (i = first; i < n && stack[i]; i++) {
+		if (i > first)
 			fputc(',', f);
 		json_print_string(f, ksyms_format(env->ks, stack[i], sym, sizeof(sym)));
 	}

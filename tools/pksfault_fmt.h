@@ -37,7 +37,9 @@ void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct p
 /* A window still open at exit, held @now_ns - start so far. */
 void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct pksfault_window *w,
 			 uint64_t now_ns);
-/* Stack frames, one "    func+0x1a" line each (text) or a JSON array. */
+/* Index of the first frame below the BPF program and tracepoint glue. */
+int pksfault_first_frame(const struct pksfault_env *env, const __u64 *stack, int n);
+/* Stack frames (from pksfault_first_frame() on), one "    func+0x1a" line each (text) or a JSON array. */
 void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
 			  int stack_sz, const char *indent);
 void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,

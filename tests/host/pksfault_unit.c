@@ -223,7 +223,7 @@ static void test_kallsyms(void)
 	struct ksyms *ks = ksyms_load(data("kallsyms.sample"));
 	char buf[160];
 
-	ok(ks && ksyms_count(ks) == 12, "kallsyms: text symbols loaded (%zu)", ksyms_count(ks));
+	ok(ks && ksyms_count(ks) == 14, "kallsyms: text symbols loaded (%zu)", ksyms_count(ks));
 	if (!ks)
 		return;
 	ok_str(ksyms_format(ks, 0xffffffff812a4051, buf, sizeof(buf)),
@@ -322,9 +322,11 @@ static void sample_fault(struct pksfault_event *e)
 	e->mode = PKS_FAULT_STRICT;
 	e->outcome = PKS_FAULT_FIXED_UP;
 	strcpy(e->owner, "Device Memory");
-	e->stack[0] = 0xffffffff812a4051ULL;
-	e->stack[1] = 0xffffffff81605e80ULL;
-	e->stack_sz = 2 * sizeof(__u64);
+	e->stack[0] = 0xffffffffc010026aULL;	/* the BPF program */
+	e->stack[1] = 0xffffffff81180084ULL;	/* bpf_trace_run9 */
+	e->stack[2] = 0xffffffff812a4051ULL;
+	e->stack[3] = 0xffffffff81605e80ULL;
+	e->stack_sz = 4 * sizeof(__u64);
 }
 
 static void sample_leak(struct pksfault_event *e)
@@ -356,8 +358,9 @@ static void test_format(void)
 		  " dev=namespace0.0+0x4000000 key=1 (Device Memory) pkrs=0x55555554"
 		  " [0:RW 1:NA 3:NA] depth=0 mode=strict outcome=fixed_up\n") != NULL,
 	   "text fault line: task, device+offset, key owner, PKRS per key, mode, outcome");
-	ok(strstr(buf, "    ip: copy_to_kernel_nofault+0x51\n") &&
-	   strstr(buf, "      run_inject+0x70\n"), "text fault: ip and stack symbolized");
+	ok(strstr(buf, "    ip: copy_to_kernel_nofault+0x51\n      copy_to_kernel_nofault+0x51\n"
+		      "      run_inject+0x70\n") && !strstr(buf, "bpf"),
+	   "text fault: ip and stack symbolized, BPF and tracepoint frames skipped");
 	if (!strstr(buf, "dev=namespace0.0"))
 		printf("# %s", buf);
 	free(buf);
@@ -411,7 +414,7 @@ static void test_report(void)
 	sample_fault(&e);
 	report_add_fault(&r, &e);
 	report_add_fault(&r, &e);
-	e.stack[1] = 0xffffffff81606010ULL;
+	e.stack[3] = 0xffffffff81606010ULL;
 	report_add_fault(&r, &e);
 	r.cmd_ran = true;
 	r.cmd_exit = 2;

@@ -40,11 +40,16 @@ static void check_str(const char *got, const char *want, const char *what)
 		printf("#   got \"%s\"\n", got);
 }
 
-/* Parse a command line given as one string; stdout/stderr silenced. */
+/* What the last parse() printed on stdout. */
+static char parse_stdout[8192];
+
+/* Parse a command line given as one string; stdout kept, stderr silenced. */
 static int parse(const char *line, struct pkstop_opts *o)
 {
 	char buf[256], *argv[16], *tok, *save;
 	int argc = 0, rc, out, err, null;
+	FILE *tmp = tmpfile();
+	size_t n;
 
 	snprintf(buf, sizeof(buf), "pkstop %s", line);
 	for (tok = strtok_r(buf, " ", &save); tok && argc < 15; tok = strtok_r(NULL, " ", &save))
@@ -55,7 +60,7 @@ static int parse(const char *line, struct pkstop_opts *o)
 	out = dup(1);
 	err = dup(2);
 	null = open("/dev/null", O_WRONLY);
-	dup2(null, 1);
+	dup2(fileno(tmp), 1);
 	dup2(null, 2);
 	rc = pkstop_parse_opts(argc, argv, o);
 	fflush(stdout);
@@ -65,6 +70,10 @@ static int parse(const char *line, struct pkstop_opts *o)
 	close(out);
 	close(err);
 	close(null);
+	rewind(tmp);
+	n = fread(parse_stdout, 1, sizeof(parse_stdout) - 1, tmp);
+	parse_stdout[n] = '\0';
+	fclose(tmp);
 	return rc;
 }
 
@@ -88,7 +97,10 @@ static void test_opts(void)
 	      o.verbose && o.interval == 2.0, "options: -p -r -s -C -b --json -v");
 	check(parse("--pid=7 --rows=0 --sort=open%", &o) == 0 && o.pid == 7 && o.rows == 0 &&
 	      o.sort == PKSTOP_SORT_OPENPCT, "options: long forms");
-	check(parse("-h", &o) == 1 && parse("--help", &o) == 1, "options: -h/--help print help (exit 0)");
+	check(parse("-h", &o) == 1 && strstr(parse_stdout, "EXAMPLES:") &&
+	      parse("--help", &o) == 1 && strstr(parse_stdout, "pkstop -s open%") &&
+	      strstr(parse_stdout, "--json"), "options: -h/--help print help with examples (exit 0)");
+	check(parse("-s nope", &o) == 2 && !parse_stdout[0], "options: errors print nothing on stdout");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		check(parse(bad[i], &o) == 2, "options: '%s' rejected (exit 2)", bad[i]);
 }
