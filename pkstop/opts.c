@@ -135,7 +135,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		o->verbose = true;
 		break;
 	case 'h':
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		/* Not argp_state_help(): ARGP_NO_ERRS silences it. */
+		argp_help(state->root_argp, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK,
+			  (char *)"pkstop");
 		o->help = true;
 		break;
 	case ARGP_KEY_ERROR:

@@ -162,7 +162,7 @@ PY
 	"$PKSTOP" -b -s open% 1 2 >"$OUT/run.txt" 2>&1
 	sed 's/^/# /' "$OUT/run.txt" | tail -n 12
 	check "batch text: pks-leak row with depth 1, held time and key RW" \
-		grep -qE "^ *$lt +$lt pks-leak +0x[0-9a-f]{8} +1 +1 .* [0-9.]+s .*:RW" "$OUT/run.txt"
+		grep -qE "^ *$lt +$lt pks-leak +0x[0-9a-f]{8} +1 +1 .* >?[0-9.]+m?s [0-9]+:RW" "$OUT/run.txt"
 	check "batch text: header shows the Device Memory key" grep -q ': Device Memory' "$OUT/run.txt"
 	"$PKSTOP" --json -p "$lt" 1 1 >"$OUT/pid.json" 2>&1
 	check "-p $lt: only that thread" python3 -c '
