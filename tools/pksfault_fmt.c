@@ -70,11 +70,15 @@ static int nr_frames(int stack_sz)
  * machinery that called it (bpf_trace_run*, __bpf_trace_*) say nothing
  * about who faulted or opened a window.
  */
-int pksfault_first_frame(const struct pksfault_env *env, const __u64 *stack, int n)
+int pksfault_first_frame(const struct pksfault_env *env, const __u64 *stack, int n, __u64 ip)
 {
 	const struct ksym *s;
 	int i;
 
+	/* A fault's stack runs through the exception: start where it hit. */
+	for (i = 0; ip && i < n && stack[i]; i++)
+		if (stack[i] == ip)
+			return i;
 	for (i = 0; i < n && stack[i]; i++) {
 		s = ksyms_lookup(env->ks, stack[i]);
 		if (!s || !((s->module && !strcmp(s->module, "bpf")) ||
@@ -87,25 +91,25 @@ int pksfault_first_frame(const struct pksfault_env *env, const __u64 *stack, int
 }
 
 void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
-			  int stack_sz, const char *indent)
+			  int stack_sz, __u64 ip, const char *indent)
 {
 	char sym[SYM_LEN];
 	int i, n = nr_frames(stack_sz);
 
 	if (stack_sz < 0)
 		fprintf(f, "%s[stack unavailable: error %d]\n", indent, stack_sz);
-	for (i = pksfault_first_frame(env, stack, n); i < n && stack[i]; i++)
+	for (i = pksfault_first_frame(env, stack, n, ip); i < n && stack[i]; i++)
 		fprintf(f, "%s%s\n", indent, ksyms_format(env->ks, stack[i], sym, sizeof(sym)));
 }
 
 void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
-			 int stack_sz)
+			 int stack_sz, __u64 ip)
 {
 	char sym[SYM_LEN];
 	int i, first, n = nr_frames(stack_sz);
 
 	fputc('[', f);
-	first = pksfault_first_frame(env, stack, n);
+	first = pksfault_first_frame(env, stack, n, ip);
 	for (i = first; i < n && stack[i]; i++) {
 		if (i > first)
 			fputc(',', f);
@@ -185,7 +189,7 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 		fprintf(f, ",\"depth\":%u,\"mode\":\"%s\",\"outcome\":\"%s\",\"context\":\"%s\","
 			"\"stack\":", e->depth, pks_fault_mode_name(e->mode),
 			pks_fault_outcome_name(e->outcome), pksfault_ctx_name(e->ctx));
-		pksfault_json_stack(f, env, e->stack, e->stack_sz);
+		pksfault_json_stack(f, env, e->stack, e->stack_sz, e->ip);
 		fputs("}\n", f);
 		return;
 	}
@@ -197,7 +201,7 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 		pks_fault_mode_name(e->mode), pks_fault_outcome_name(e->outcome),
 		e->ctx ? " context=" : "", e->ctx ? pksfault_ctx_name(e->ctx) : "");
 	fprintf(f, "    ip: %s\n", ip);
-	pksfault_print_stack(f, env, e->stack, e->stack_sz, "      ");
+	pksfault_print_stack(f, env, e->stack, e->stack_sz, e->ip, "      ");
 }
 
 /* Leak and still-open windows share their fields. */
@@ -226,7 +230,7 @@ static void print_window(FILE *f, const struct pksfault_env *env, const char *ty
 		else
 			json_print_string(f, closer);
 		fputs(",\"stack\":", f);
-		pksfault_json_stack(f, env, stack, stack_sz);
+		pksfault_json_stack(f, env, stack, stack_sz, 0);
 		fputs("}\n", f);
 		return;
 	}
@@ -236,7 +240,7 @@ static void print_window(FILE *f, const struct pksfault_env *env, const char *ty
 		held_ns / 1e6, opener, open ? "" : " closed_by=", open ? "" : closer);
 	if (stack_sz)
 		fprintf(f, "    opened at:\n");
-	pksfault_print_stack(f, env, stack, stack_sz, "      ");
+	pksfault_print_stack(f, env, stack, stack_sz, 0, "      ");
 }
 
 void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e)

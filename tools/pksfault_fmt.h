@@ -37,12 +37,16 @@ void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct p
 /* A window still open at exit, held @now_ns - start so far. */
 void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct pksfault_window *w,
 			 uint64_t now_ns);
-/* Index of the first frame below the BPF program and tracepoint glue. */
-int pksfault_first_frame(const struct pksfault_env *env, const __u64 *stack, int n);
+/*
+ * Index of the first frame worth showing: the one at @ip (a fault's
+ * interrupted context) if present, else the first below the BPF program
+ * and tracepoint glue.
+ */
+int pksfault_first_frame(const struct pksfault_env *env, const __u64 *stack, int n, __u64 ip);
 /* Stack frames (from pksfault_first_frame() on), one "    func+0x1a" line each (text) or a JSON array. */
 void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
-			  int stack_sz, const char *indent);
+			  int stack_sz, __u64 ip, const char *indent);
 void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
-			 int stack_sz);
+			 int stack_sz, __u64 ip);
 
 #endif /* PKSFAULT_FMT_H */

@@ -139,7 +139,7 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 		fprintf(f, "%s{\"count\":%" PRIu64 ",\"ip_sym\":", i ? "," : "", s->count);
 		json_print_string(f, ksyms_format(env->ks, s->ip, ip, sizeof(ip)));
 		fputs(",\"stack\":", f);
-		pksfault_json_stack(f, env, s->stack, s->stack_sz);
+		pksfault_json_stack(f, env, s->stack, s->stack_sz, s->ip);
 		fputc('}', f);
 	}
 	fprintf(f, "],\"leak_ms\":");
@@ -204,7 +204,7 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 
 		fprintf(f, "  %" PRIu64 " x at %s\n", s->count,
 			ksyms_format(env->ks, s->ip, ip, sizeof(ip)));
-		pksfault_print_stack(f, env, s->stack, s->stack_sz, "      ");
+		pksfault_print_stack(f, env, s->stack, s->stack_sz, s->ip, "      ");
 	}
 	if (r->nr_stacks > SUMMARY_STACKS)
 		fprintf(f, "  ... %d more distinct stacks\n", r->nr_stacks - SUMMARY_STACKS);

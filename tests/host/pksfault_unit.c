@@ -364,6 +364,13 @@ static void test_format(void)
 	if (!strstr(buf, "dev=namespace0.0"))
 		printf("# %s", buf);
 	free(buf);
+	e.stack[1] = 0xffffffff81e00022ULL;	/* the exception entry: shown when ip is absent */
+	e.ip = 0xffffffff812a4058ULL;
+	CAPTURE(buf, pksfault_print_fault(OUT, &env, &e));
+	ok(strstr(buf, "    ip: copy_to_kernel_nofault+0x58\n      asm_exc_page_fault+0x22\n") &&
+	   !strstr(buf, "bpf"), "text fault: ip not on the stack: skips only the BPF frames");
+	free(buf);
+	sample_fault(&e);
 	e.phys = 0x3000;	/* not a device: no dev= */
 	e.owner[0] = '\0';
 	e.key = 2;
