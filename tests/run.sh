@@ -34,6 +34,9 @@ grep -q 'errors=' "$LOGS/checkpatch.log" || tap_not_ok "checkpatch ran (log: $LO
 kernel_ok=0
 tap_run "kernel builds (bzImage with BTF)" kernel-build "$ROOT/kernel/build.sh" && kernel_ok=1
 tap_run "guest selftests build" guest-bins "$ROOT/tests/build-guest-bins.sh" || kernel_ok=0
+[ "$kernel_ok" = 1 ] &&
+	tap_run "objtool: noinstr and uaccess rules hold on vmlinux.o (entry code included)" \
+		objtool "$ROOT/tests/objtool.sh"
 
 # --- guest suites -------------------------------------------------------
 # guest_suite NAME "VM OPTIONS" SCRIPT [ARGS...]: run a guest script in a
@@ -57,12 +60,15 @@ guest_suite() {
 # The oops suite passes only if the kernel oopses with a PKS report.
 oops_suite() {
 	local log=$LOGS/guest-oops.log
-	"$ROOT/vm/run.sh" --quiet --timeout 120 --log "$log" "$ROOT/tests/guest/oops.sh" \
+	# The trace buffer is dumped on the oops: the pks_fault event's outcome.
+	"$ROOT/vm/run.sh" --quiet --timeout 120 --log "$log" \
+		--append "trace_event=pks:pks_fault ftrace_dump_on_oops" "$ROOT/tests/guest/oops.sh" \
 		>/dev/null 2>&1 || true
 	tap_import "$log"
 	local want
 	for want in '#PF: error_code\(0x0023\) - protection keys violation' \
-		'pks: key [0-9]+ \(pks test file\), PKRS 0x55555554' \
+		'pks: key [0-9]+ \(pks test file\), PKRS 0x55555554, thread PKRS 0x55555554, window depth 0' \
+		'pks_fault: address=0x[0-9a-f]+ key=[0-9]+ owner=pks test file write .* mode=strict outcome=oops' \
 		'PKRS: 55555554' 'Kernel panic'; do
 		if grep -qE "$want" "$log"; then
 			tap_ok "oops: stray write oopses with '$want'"
@@ -87,6 +93,14 @@ if [ "$kernel_ok" = 1 ]; then
 	guest_suite nopks-pmem "--no-pks --pmem $img" "$guest/pmem.sh" full
 	rm -f "$img"
 	guest_suite protoff-pmem "--append dev_access_protection=off --pmem $img" "$guest/pmem.sh" full
+	rm -f "$img"
+	guest_suite isolation "--pmem $img" "$guest/isolation.sh" full
+	rm -f "$img"
+	guest_suite isolation-relaxed-boot "--pmem $img --append memremap.pks_fault_mode=relaxed" \
+		"$guest/isolation.sh" relaxed-boot
+	rm -f "$img"
+	guest_suite tracepoints "--pmem $img --append trace_event=pks:pks_key_alloc --append trace_clock=global" \
+		"$guest/tracepoints.sh"
 	rm -f "$img"
 else
 	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"

@@ -57,3 +57,28 @@ ns_mode() {
 	[ -n "${2:-}" ] && map=(--map="$2")
 	ndctl create-namespace -f -e namespace0.0 --mode="$1" --align=2M "${map[@]}" >/dev/null
 }
+
+# The device-memory test hooks (lib/pks/dev_access_test.c).
+HOOK=$DBG/pks_dev_access
+
+# Injection target: 16 MiB at 64 MiB into the namespace, past the pfn
+# info block and any memmap reserved on the device.
+inj_phys() { printf '%x' $((0x$(ns_phys) + (64 << 20))); }
+INJ_LEN=1000000	# hex: 16 MiB
+INJ_N=200
+
+hook() {	# COMMAND...: run a test-hook command, print its result
+	echo "$*" >"$HOOK" && cat "$HOOK"
+}
+
+# Checksum of the first 96 MiB of a device (devdax only supports mmap).
+dev_crc() {
+	case "$1" in
+	/dev/dax*)
+		python3 -c 'import mmap, os, sys, zlib
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 96 << 20, prot=mmap.PROT_READ)
+print(zlib.crc32(m[:]))' "$1" ;;
+	*) dd if="$1" bs=1M count=96 2>/dev/null | cksum ;;
+	esac
+}

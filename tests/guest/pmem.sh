@@ -9,7 +9,6 @@ set -uo pipefail
 SUITE=${SUITE:-pmem}
 . "$(dirname "$0")/lib.sh"
 
-HOOK=$DBG/pks_dev_access
 MNT=/mnt/pmem
 protected=0
 [ -e "$HOOK" ] && protected=1
@@ -20,28 +19,6 @@ elif [ "$protected" = 0 ]; then
 	SUITE=nopks-$SUITE
 fi
 [ "${1:-full}" = full ] || SUITE=$SUITE-$1
-
-# Injection target: 16 MiB at 64 MiB into the namespace, past the pfn
-# info block and any memmap reserved on the device.
-inj_phys() { printf '%x' $((0x$(ns_phys) + (64 << 20))); }
-INJ_LEN=1000000	# hex: 16 MiB
-INJ_N=200
-
-hook() {	# COMMAND...: run a test-hook command, print its result
-	echo "$*" >"$HOOK" && cat "$HOOK"
-}
-
-# Checksum of the first 96 MiB of a device (devdax only supports mmap).
-dev_crc() {
-	case "$1" in
-	/dev/dax*)
-		python3 -c 'import mmap, os, sys, zlib
-fd = os.open(sys.argv[1], os.O_RDONLY)
-m = mmap.mmap(fd, 96 << 20, prot=mmap.PROT_READ)
-print(zlib.crc32(m[:]))' "$1" ;;
-	*) dd if="$1" bs=1M count=96 2>/dev/null | cksum ;;
-	esac
-}
 
 # Stray writes and reads without a window are blocked and change nothing;
 # the same accesses inside a window succeed.

@@ -1,0 +1,91 @@
+#!/bin/bash
+# Interrupts and exceptions run with the default PKRS, and the two modes of
+# the device-memory fault policy.  Needs PKS and an emulated NVDIMM.
+#   isolation.sh full         irq/IPI/NMI probes, 30 s stress, strict and
+#                             relaxed stray writes
+#   isolation.sh relaxed-boot booted with memremap.pks_fault_mode=relaxed
+set -uo pipefail
+SUITE=${SUITE:-isolation}
+. "$(dirname "$0")/lib.sh"
+
+MODE=/sys/module/memremap/parameters/pks_fault_mode
+STRESS_SECONDS=${STRESS_SECONDS:-30}
+N=50
+
+# inject_and_check MODE WANT_BLOCKED WANT_LANDED: N stray writes into
+# namespace0.0 with no window; checks the hook's counts, the data, the
+# kernel log and the pks_fault events.
+inject_and_check() {
+	local mode=$1 blocked=$2 landed=$3 before after out events outcome
+	before=$(dev_crc /dev/pmem0)
+	echo >/sys/kernel/tracing/trace
+	echo 1 >/sys/kernel/tracing/events/pks/pks_fault/enable
+	out=$(hook inject "$(inj_phys)" $INJ_LEN $N 7 nowindow)
+	echo 0 >/sys/kernel/tracing/events/pks/pks_fault/enable
+	after=$(dev_crc /dev/pmem0)
+	echo "# $mode: $out; checksum before $before after $after"
+	[[ "$out" == "inject nowindow attempted=$N blocked=$blocked landed=$landed" ]] &&
+		pass "$mode: $N stray writes: $blocked blocked, $landed landed" ||
+		fail "$mode: stray writes ($out)"
+	[ "$mode" = relaxed ] && outcome=allowed || outcome=fixed_up
+	events=$(grep -c "pks_fault: .*owner=Device Memory write ip=copy_to_kernel_nofault.* mode=$mode outcome=$outcome" \
+		/sys/kernel/tracing/trace)
+	grep -m1 'pks_fault:' /sys/kernel/tracing/trace | sed 's/^/# trace: /'
+	[ "$events" = $N ] && pass "$mode: one pks_fault event per stray write, outcome $outcome" ||
+		fail "$mode: $events pks_fault events with outcome $outcome, want $N"
+	if [ "$mode" = strict ]; then
+		[ "$before" = "$after" ] && pass "strict: data unchanged" ||
+			fail "strict: data changed by blocked writes"
+	else
+		[ "$before" != "$after" ] && pass "relaxed: the writes landed (data changed)" ||
+			fail "relaxed: data unchanged, the writes did not land"
+		dmesg | grep -m1 'dev_access: stray write of .* allowed (relaxed mode)' | sed 's/^/# /'
+		check "relaxed: stray writes reported in the kernel log" \
+			grep -q 'dev_access: stray write of .* by copy_to_kernel_nofault.*allowed (relaxed mode)' <(dmesg)
+	fi
+}
+
+full() {
+	local out
+	check "fsdax namespace" ns_mode fsdax mem
+
+	out=$(hook irq "$(inj_phys)")
+	echo "# $out"
+	[[ "$out" == "irq hrtimer=PASS ipi=PASS nmi=PASS" ]] &&
+		pass "hrtimer, IPI and NMI handlers run without the thread's window, fault on the page, open their own, leave the thread's intact" ||
+		fail "interrupt isolation ($out)"
+
+	out=$(hook stress "$STRESS_SECONDS" "$(inj_phys)")
+	echo "# $out"
+	[[ "$out" =~ mismatches=0\ unexpected_faults=0 ]] &&
+		[[ "$out" =~ cpus=2\ windows=[1-9][0-9]*\ irq_checks=[1-9][0-9]*\ ipis=[1-9] ]] &&
+		[[ ! "$out" =~ expected_faults=0$ ]] &&
+		pass "stress ${STRESS_SECONDS}s on 2 CPUs: zero mismatches, zero unexpected faults" ||
+		fail "stress ($out)"
+
+	check "fault mode defaults to strict" test "$(cat $MODE)" = strict
+	inject_and_check strict $N 0
+	check "root switches to relaxed at run time" bash -c "echo relaxed >$MODE && test \"\$(cat $MODE)\" = relaxed"
+	inject_and_check relaxed 0 $N
+	check "bad mode refused" bash -c "! echo lenient >$MODE 2>/dev/null && test \"\$(cat $MODE)\" = relaxed"
+	echo strict >$MODE
+	check "fault mode file is root-writable only" test "$(stat -c %a $MODE)" = 644
+	pkrs_ok
+}
+
+relaxed-boot() {
+	check "memremap.pks_fault_mode=relaxed honoured at boot" test "$(cat $MODE)" = relaxed
+	check "kernel announces relaxed mode" grep -q 'dev_access: device memory protected by PKS key [0-9]* (relaxed mode)' <(dmesg)
+	check "fsdax namespace" ns_mode fsdax mem
+	inject_and_check relaxed 0 $N
+	pkrs_ok
+}
+
+pkrs_ok() {
+	check "every CPU's PKRS is the default afterwards" pkrs_all_default
+}
+
+SUITE=$SUITE${1:+-$1}
+SUITE=${SUITE%-full}
+"${1:-full}"
+finish
