@@ -59,6 +59,39 @@ for d in docs:
 ' "$OUT/nopks.json"
 }
 
+# Interrupt and NMI handlers open their own windows and fault while this
+# shell holds one open (hook "irq"): those events are counted apart and
+# must not open, close or fault on the shell's row.
+irq_isolation() {
+	local pk out rc=0
+	"$PKSTOP" --json 1 3 >"$OUT/irq.json" 2>&1 &
+	pk=$!
+	sleep 1.3
+	echo "irq $(printf '%x' $((0x$(ns_phys) + (64 << 20))))" >"$HOOK"
+	out=$(cat "$HOOK")
+	echo "# $out"
+	wait "$pk" || rc=$?
+	check "irq hook ran during pkstop (pkstop exit $rc)" \
+		bash -c "[ $rc = 0 ] && [[ '$out' == irq* ]] && [[ '$out' != *FAIL* ]]"
+	check "irq-context events counted apart, not on the interrupted thread's row" \
+		python3 - "$OUT/irq.json" "$$" "$(grep -o '=PASS' <<<"$out" | wc -l)" <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+me, handlers = int(sys.argv[2]), int(sys.argv[3])
+rows = [r for d in docs for r in d["threads"] if r["tid"] == me]
+irq = sum(d["irq_events"] for d in docs)
+print("irq events %d (handlers %d), my rows %s" % (irq, handlers, rows))
+# Each handler: a blocked read (fault), enable, disable, two updates.
+assert irq == 5 * handlers, (irq, handlers)
+assert sum(r["opens"] for r in rows) == 1 and sum(r["enables"] for r in rows) == 1, rows
+assert sum(r["faults"] for r in rows) == 0 and sum(d["totals"]["faults"] for d in docs) == 0
+assert max(r["max_depth"] for r in rows) == 1, rows
+for d in docs:
+    for c in ("opens", "enables", "pkrs_writes", "updates", "faults"):
+        assert d["totals"][c] == sum(r[c] for r in d["threads"]), c
+PY
+}
+
 full() {
 	[ -e "$HOOK" ] || { fail "test hook $HOOK missing (PKS or protected pmem absent)"; return; }
 	check "fsdax namespace" ns_mode fsdax mem
@@ -70,7 +103,7 @@ full() {
 	local pk=$! leak win t_leak rc=0 phys
 	sleep 1.5
 	t_leak=$(date +%s.%N)
-	echo "leak 20000" >"$HOOK" && leak=$(cat "$HOOK")
+	echo "leak 30000" >"$HOOK" && leak=$(cat "$HOOK")
 	echo "# $leak"
 	echo "windows 3 200 6" >"$HOOK" && win=$(cat "$HOOK")
 	echo "# $win"
@@ -155,6 +188,8 @@ PY
 	cat "$OUT/checks"
 	failures=$((failures + $(grep -c '^not ok' "$OUT/checks")))
 	grep -q '^ok' "$OUT/checks" || fail "JSON checks ran"
+
+	irq_isolation
 
 	# Batch text while the leak is still held; -p keeps one process.
 	local lt=${leak#*tid=}
