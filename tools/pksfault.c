@@ -215,8 +215,6 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 			report.cmd_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		}
 	}
-	/* Everything the kernel produced until now is in the buffer: drain it. */
-	ring_buffer__consume(rb);
 	report.elapsed_s = (now_ns(CLOCK_MONOTONIC) - start) / 1e9;
 	return 0;
 }
@@ -286,6 +284,12 @@ int main(int argc, char **argv)
 	ret = trace(skel, rb);
 	if (ret)
 		goto out;
+	/*
+	 * Stop the programs first, so that the events drained, the counters
+	 * and the open windows below all describe the same instant.
+	 */
+	pksfault_bpf__detach(skel);
+	ring_buffer__consume(rb);
 	read_stats(skel);
 	if (skel->rodata->track_windows) {
 		memcpy(report.hist, (const void *)skel->bss->hist, sizeof(report.hist));

@@ -90,16 +90,20 @@ if [ -e "$HOOK" ]; then
 		fault_burst "$n"
 	done
 fi
-# Plain runs before and after, so drift shows and the ratio uses their mean.
-base1=$(fio_iops)
-traced=$(fio_iops --json)
-windows=$(fio_iops --json --leak 1000 --hist)
-base2=$(fio_iops)
-base=$(((base1 + base2) / 2))
-echo "BENCH fio_iops_plain_before $base1"
-echo "BENCH fio_iops_plain_after $base2"
-echo "BENCH fio_iops_pksfault $traced"
-echo "BENCH fio_iops_pksfault_leak_hist $windows"
-echo "BENCH fio_ratio_pksfault $(python3 -c "print(round($traced / max($base, 1), 3))")"
-echo "BENCH fio_ratio_pksfault_leak_hist $(python3 -c "print(round($windows / max($base, 1), 3))")"
+# Interleaved rounds (plain, traced, traced with windows), so drift and
+# other load on the host hit all three alike; each variant's mean.
+declare -A sum=()
+rounds=${FIO_ROUNDS:-2}
+for r in $(seq 1 "$rounds"); do
+	v=$(fio_iops); sum[plain]=$((${sum[plain]:-0} + v)); echo "BENCH fio_iops_plain_round$r $v"
+	v=$(fio_iops --json); sum[faults]=$((${sum[faults]:-0} + v)); echo "BENCH fio_iops_pksfault_round$r $v"
+	v=$(fio_iops --json --leak 1000 --hist); sum[windows]=$((${sum[windows]:-0} + v))
+	echo "BENCH fio_iops_pksfault_leak_hist_round$r $v"
+done
+base=$((sum[plain] / rounds))
+echo "BENCH fio_iops_plain $base"
+echo "BENCH fio_iops_pksfault $((sum[faults] / rounds))"
+echo "BENCH fio_iops_pksfault_leak_hist $((sum[windows] / rounds))"
+echo "BENCH fio_ratio_pksfault $(python3 -c "print(round(${sum[faults]} / max(${sum[plain]}, 1), 3))")"
+echo "BENCH fio_ratio_pksfault_leak_hist $(python3 -c "print(round(${sum[windows]} / max(${sum[plain]}, 1), 3))")"
 rm -rf "$OUT"
