@@ -159,6 +159,25 @@ static __always_inline __u64 window_key(__u32 tid, int c)
 	return (__u64)tid << 2 | c;
 }
 
+/*
+ * The context of a window event worth following: the outermost open
+ * (@want 1) or close (@want 0), matching the filters, not in hardirq/NMI
+ * context.  -1 otherwise.
+ */
+static __always_inline int window_ctx(int key, unsigned int depth, unsigned int want)
+{
+	int c;
+
+	if (!track_windows || depth != want || filtered(key))
+		return -1;
+	c = current_ctx();
+	if (c == PKSFAULT_CTX_HARDIRQ) {
+		count(PKSFAULT_STAT_IRQ_EVENTS);
+		return -1;
+	}
+	return c;
+}
+
 SEC("tp_btf/dev_access_enable")
 int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	     unsigned long caller)
@@ -168,13 +187,9 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	__u64 id, wkey;
 	int c;
 
-	if (!track_windows || depth != 1 || filtered(key))
+	c = window_ctx(key, depth, 1);
+	if (c < 0)
 		return 0;
-	c = current_ctx();
-	if (c == PKSFAULT_CTX_HARDIRQ) {
-		count(PKSFAULT_STAT_IRQ_EVENTS);
-		return 0;
-	}
 	id = bpf_get_current_pid_tgid();
 	wkey = window_key((__u32)id, c);
 	/*
@@ -240,13 +255,9 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 	__u64 wkey, now, dur, slot;
 	int c;
 
-	if (!track_windows || depth != 0 || filtered(key))
+	c = window_ctx(key, depth, 0);
+	if (c < 0)
 		return 0;
-	c = current_ctx();
-	if (c == PKSFAULT_CTX_HARDIRQ) {
-		count(PKSFAULT_STAT_IRQ_EVENTS);
-		return 0;
-	}
 	wkey = window_key((__u32)bpf_get_current_pid_tgid(), c);
 	w = bpf_map_lookup_elem(&windows, &wkey);
 	if (!w) {
