@@ -23,34 +23,38 @@ j = json.load(sys.stdin)["jobs"][0]
 print(round(j["read"]["iops"] + j["write"]["iops"]))'
 }
 
-# Median of pkstop's own per-interval CPU time (JSON self_cpu_ms), and
-# the same from /proc/PID/stat over its whole run (utime+stime).
-cpu_report() {	# NAME JSONFILE PROC_TICKS INTERVALS
-	local med
+# pkstop's CPU time per interval two ways: the median of what it reports
+# itself (JSON self_cpu_ms, getrusage), and utime+stime from /proc/PID/stat
+# between its first document and the end (so start-up, which loads BTF and
+# the BPF programs, is reported on its own).
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+ms() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t * 1000 / hz }'; }
+
+start_pkstop() {	# NAME: pkstop --json 1 in the background; PK, T0, N0
+	local i
+	"$PKSTOP" --json 1 >"$OUT/$1.json" 2>"$OUT/$1.err" &
+	PK=$!
+	for i in $(seq 100); do
+		[ -s "$OUT/$1.json" ] && break
+		sleep 0.1
+	done
+	T0=$(ticks "$PK")
+	N0=$(wc -l <"$OUT/$1.json")
+	echo "BENCH pkstop_startup_cpu_ms_$1=$(ms "$T0")"
+}
+stop_pkstop() {	# NAME
+	local t n med
+	t=$(ticks "$PK")
+	n=$(wc -l <"$OUT/$1.json")
+	kill "$PK" 2>/dev/null
+	wait "$PK" 2>/dev/null
 	med=$(python3 -c '
 import json, statistics, sys
 v = [json.loads(l)["self_cpu_ms"] for l in open(sys.argv[1])][1:]
-print(round(statistics.median(v), 2) if v else "n/a")' "$2")
+print(round(statistics.median(v), 2) if v else "n/a")' "$OUT/$1.json")
 	echo "BENCH pkstop_cpu_ms_per_interval_$1=$med"
-	echo "BENCH pkstop_cpu_ms_per_interval_$1_procstat=$(awk -v t="$3" -v n="$4" -v hz="$(getconf CLK_TCK)" \
-		'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "n/a" }')"
-}
-
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-
-# run_pkstop NAME SECONDS: pkstop --json 1 for SECONDS in the background;
-# sets PK (pid).
-start_pkstop() {
-	"$PKSTOP" --json 1 >"$OUT/$1.json" 2>"$OUT/$1.err" &
-	PK=$!
-}
-stop_pkstop() {	# NAME
-	local t n
-	t=$(ticks "$PK")
-	kill "$PK" 2>/dev/null
-	wait "$PK" 2>/dev/null
-	n=$(wc -l <"$OUT/$1.json")
-	cpu_report "$1" "$OUT/$1.json" "$t" "$n"
+	echo "BENCH pkstop_cpu_ms_per_interval_$1_procstat=$(awk -v t=$((t - T0)) -v n=$((n - N0)) \
+		-v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "n/a" }') (intervals $((n - N0)))"
 }
 
 ns_mode fsdax mem || { echo "BENCH error=ns_mode"; exit 1; }
@@ -66,7 +70,6 @@ off=() on=()
 for r in $(seq "$ROUNDS"); do
 	off+=("$(fio_iops)")
 	start_pkstop "fio$r"
-	sleep 1
 	on+=("$(fio_iops)")
 	stop_pkstop "fio$r"
 done
