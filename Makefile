@@ -9,9 +9,10 @@ DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	qemu-system-x86 ndctl e2fsprogs fio util-linux procps \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev
 
-.PHONY: all deps kernel guest-bins run shell test bench check-series export clean
+.PHONY: all deps kernel guest-bins tools run shell test bench stress \
+	debug-kernel debug-test check-series export clean
 
-all: kernel guest-bins
+all: kernel guest-bins tools
 
 deps:
 	@missing=""; for p in $(DEPS); do \
@@ -29,6 +30,11 @@ kernel: deps
 guest-bins: kernel
 	tests/build-guest-bins.sh
 
+# pksfault and pkstop, static, with vmlinux.h from the kernel built here.
+tools: kernel
+	$(MAKE) -C tools
+	$(MAKE) -C pkstop
+
 # The main job: build, boot the VM with emulated pmem, show PKS at work.
 run: guest-bins
 	vm/run.sh --timeout 300 --append pks-test-on-boot vm/demo.sh
@@ -40,8 +46,24 @@ shell: guest-bins
 test: deps
 	tests/run.sh
 
-bench: guest-bins
+bench: guest-bins tools
 	tests/bench.sh
+
+# Everything at once in one guest, bounded (10 minutes), self-checking.
+stress: guest-bins tools
+	tests/stress.sh
+
+# The debug kernel (lockdep, DEBUG_ENTRY with objtool's noinstr check,
+# atomic-sleep and preempt checks) in build/kobj-debug, and the guest
+# suites plus the stress run on it.  Not part of make test: it doubles
+# the build time.
+DEBUG_KOBJ := $(CURDIR)/build/kobj-debug
+debug-kernel: deps
+	PKS_KOBJ=$(DEBUG_KOBJ) PKS_EXTRA_CONFIGS=$(CURDIR)/kernel/config/debug/debug.config \
+		kernel/build.sh
+
+debug-test: debug-kernel guest-bins tools
+	tests/debug.sh
 
 # Slow: builds every commit of the series on its own (bisectability).
 check-series: deps

@@ -53,3 +53,21 @@ tap_summary() {
 	echo "$TEST_PASSED passed, $TEST_FAILED failed"
 	[ "$TEST_FAILED" -eq 0 ]
 }
+
+# guest_suite NAME "VM OPTIONS" SCRIPT [ARGS...]: run a guest script in a
+# VM; its TAP lines, then one line for the run itself.
+guest_suite() {
+	local name=$1 log=$LOGS/guest-$1.log rc=0 opts
+	read -r -a opts <<<"$2"
+	shift 2
+	"$ROOT/vm/run.sh" --quiet --timeout "${GUEST_TIMEOUT:-600}" --log "$log" \
+		"${opts[@]}" "$@" 2>"$LOGS/guest-$name.verdict" || rc=$?
+	tap_import "$log"
+	sed -n 's/^PKS-VM-BOOTED uptime=\([0-9.]*\).*/# '"$name"': boot to first test: \1 s guest uptime/p' "$log"
+	if [ "$rc" = 0 ]; then
+		tap_ok "$name: guest ran clean (no oops/WARN/BUG, end sentinel seen)"
+	else
+		tap_not_ok "$name: guest ran clean (vm/run.sh exit $rc, log: $log)"
+		sed 's/^/#   /' "$LOGS/guest-$name.verdict" | tail -n 25
+	fi
+}

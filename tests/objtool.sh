@@ -6,6 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../kernel/lib.sh"
 
+KOBJ=${PKS_KOBJ:-$KOBJ}
 objtool=$KOBJ/tools/objtool/objtool
 [ -x "$objtool" ] && [ -f "$KOBJ/vmlinux.o" ] || die "no objtool or vmlinux.o in $KOBJ: build the kernel first"
 out=$("$objtool" --noinstr --uaccess --link --dry-run "$KOBJ/vmlinux.o" 2>&1) || true

@@ -34,29 +34,10 @@ grep -q 'errors=' "$LOGS/checkpatch.log" || tap_not_ok "checkpatch ran (log: $LO
 kernel_ok=0
 tap_run "kernel builds (bzImage with BTF)" kernel-build "$ROOT/kernel/build.sh" && kernel_ok=1
 tap_run "guest selftests build" guest-bins "$ROOT/tests/build-guest-bins.sh" || kernel_ok=0
-[ "$kernel_ok" = 1 ] &&
-	tap_run "objtool: noinstr and uaccess rules hold on vmlinux.o (entry code included)" \
-		objtool "$ROOT/tests/objtool.sh"
+tap_run "BPF tools build (pksfault, pkstop; static, vmlinux.h from our kernel)" tools \
+	make -C "$ROOT" tools || kernel_ok=0
 
 # --- guest suites -------------------------------------------------------
-# guest_suite NAME "VM OPTIONS" SCRIPT [ARGS...]: run a guest script in a
-# VM; its TAP lines, then one line for the run itself.
-guest_suite() {
-	local name=$1 log=$LOGS/guest-$1.log rc=0 opts
-	read -r -a opts <<<"$2"
-	shift 2
-	"$ROOT/vm/run.sh" --quiet --timeout "${GUEST_TIMEOUT:-600}" --log "$log" \
-		"${opts[@]}" "$@" 2>"$LOGS/guest-$name.verdict" || rc=$?
-	tap_import "$log"
-	sed -n 's/^PKS-VM-BOOTED uptime=\([0-9.]*\).*/# '"$name"': boot to first test: \1 s guest uptime/p' "$log"
-	if [ "$rc" = 0 ]; then
-		tap_ok "$name: guest ran clean (no oops/WARN/BUG, end sentinel seen)"
-	else
-		tap_not_ok "$name: guest ran clean (vm/run.sh exit $rc, log: $log)"
-		sed 's/^/#   /' "$LOGS/guest-$name.verdict" | tail -n 25
-	fi
-}
-
 # The oops suite passes only if the kernel oopses with a PKS report.
 oops_suite() {
 	local log=$LOGS/guest-oops.log
@@ -101,6 +82,9 @@ if [ "$kernel_ok" = 1 ]; then
 	rm -f "$img"
 	guest_suite tracepoints "--pmem $img --append trace_event=pks:pks_key_alloc --append trace_clock=global" \
 		"$guest/tracepoints.sh"
+	rm -f "$img"
+	guest_suite garbage "--pmem $img --append dev_access_protection=bogus --append memremap.pks_fault_mode=bogus" \
+		"$guest/garbage.sh"
 	rm -f "$img"
 else
 	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"

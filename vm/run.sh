@@ -8,6 +8,7 @@
 #   --timeout SEC   kill the guest after SEC seconds (default 300)
 #   --log FILE      serial console log (default build/vm/console.log)
 #   --append ARGS   extra kernel command line
+#   PKS_GUEST_*     environment variables passed on to the guest script
 #   --pmem FILE     NVDIMM backing file (default build/vm/pmem0.img): 1 GiB
 #                   of namespace after the 2 MiB label area, so that the
 #                   region stays 16 MiB aligned for fsdax/devdax
@@ -52,6 +53,10 @@ job=$(mktemp "$BUILD/vm/jobs/job.XXXXXX")
 trap 'rm -f "$job"' EXIT
 {
 	echo "cd $(printf '%q' "$PWD")"
+	# PKS_GUEST_* variables reach the guest script (test durations etc.).
+	while IFS='=' read -r name _; do
+		printf 'export %s=%q\n' "$name" "${!name}"
+	done < <(env | grep -E '^PKS_GUEST_[A-Z0-9_]*=' || true)
 	if [ "$shell" = 1 ]; then
 		echo "exec setsid -c bash -l"
 	else

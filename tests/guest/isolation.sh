@@ -9,7 +9,7 @@ SUITE=${SUITE:-isolation}
 . "$(dirname "$0")/lib.sh"
 
 MODE=/sys/module/memremap/parameters/pks_fault_mode
-STRESS_SECONDS=${STRESS_SECONDS:-30}
+STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-30}
 N=50
 
 # inject_and_check MODE WANT_BLOCKED WANT_LANDED: N stray writes into

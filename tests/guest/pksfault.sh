@@ -129,10 +129,10 @@ injection() {
 
 	pf inject --json -- sh -c "echo inject $phys $INJ_LEN $INJ_N 42 nowindow >$HOOK; cat $HOOK"
 	expect_rc inject 1 "gate: injecting command fails the gate"
-	grep -q "attempted=$INJ_N blocked=$INJ_N" "$OUT/inject.out" ||
+	grep -q "attempted=$INJ_N blocked=$INJ_N" "$OUT/inject.err" ||
 		{ fail "injection itself (strict)"; show inject; }
-	grep -v '^inject ' "$OUT/inject.out" >"$OUT/inject.json"
-	if out=$(jcheck "$OUT/inject.json" \
+	# --json: the command's output went to stderr, stdout is JSON Lines only.
+	if out=$(jcheck "$OUT/inject.out" \
 		"len(by('fault')) == $INJ_N" "s['faults'] == $INJ_N and s['faults_counted'] == $INJ_N" \
 		"all(f['key'] == $key and f['owner'] == 'Device Memory' for f in by('fault'))" \
 		"all(f['write'] and f['access'] == 'write' for f in by('fault'))" \
@@ -150,7 +150,7 @@ injection() {
 	else
 		fail "strict: $INJ_N stray writes reported one for one"
 		echo "$out" | sed 's/^/#   /'
-		head -c 3000 "$OUT/inject.json" | sed 's/^/#   /'
+		head -c 3000 "$OUT/inject.out" | sed 's/^/#   /'
 	fi
 
 	# The same in text, for reads.
@@ -185,11 +185,10 @@ relaxed() {
 	pf relaxed --json -- sh -c "echo inject $phys $INJ_LEN $INJ_N 47 nowindow >$HOOK; cat $HOOK"
 	echo strict >"$MODE_KNOB"
 	expect_rc relaxed 1 "relaxed: injecting command fails the gate"
-	grep -v '^inject ' "$OUT/relaxed.out" >"$OUT/relaxed.json"
-	if out=$(jcheck "$OUT/relaxed.json" "len(by('fault')) == $INJ_N" \
+	if out=$(jcheck "$OUT/relaxed.out" "len(by('fault')) == $INJ_N" \
 		"all(f['mode'] == 'relaxed' and f['outcome'] == 'allowed' for f in by('fault'))" \
 		"s['faults_by_outcome']['allowed'] == $INJ_N" 2>&1) &&
-		grep -q "landed=$INJ_N" "$OUT/relaxed.out"; then
+		grep -q "landed=$INJ_N" "$OUT/relaxed.err"; then
 		pass "relaxed: $INJ_N injected faults reported with outcome allowed"
 	else
 		fail "relaxed: faults reported as allowed"
@@ -244,11 +243,10 @@ leaks() {
 
 	# Histogram of window durations while the windows kthread runs.
 	pf hist --hist --json -- sh -c "echo windows 2 200 2 >$HOOK; cat $HOOK; sleep 3"
-	grep '^{' "$OUT/hist.out" >"$OUT/hist.json"
-	if out=$(jcheck "$OUT/hist.json" "s['windows_closed'] >= 100" \
+	if out=$(jcheck "$OUT/hist.out" "s['windows_closed'] >= 100" \
 		"sum(b['count'] for b in s['hist_usecs']) == s['windows_closed']" \
 		"s['lost_events'] == 0" 2>&1) && [ "$rc" = 0 ]; then
-		pass "--hist: window durations histogrammed ($(python3 -c "import json; print([json.loads(l) for l in open('$OUT/hist.json')][-1]['windows_closed'])") windows), exit 0"
+		pass "--hist: window durations histogrammed ($(python3 -c "import json; print([json.loads(l) for l in open('$OUT/hist.out')][-1]['windows_closed'])") windows), exit 0"
 	else
 		fail "--hist (exit $rc)"
 		echo "$out" | sed 's/^/#   /'
@@ -263,8 +261,7 @@ fio_gate() {
 	pf fio --json -- fio --name=gate --filename="$MNT/fio.dat" --size=64M --rw=randrw \
 		--bs=4k --ioengine=psync --time_based --runtime="$runtime" --randrepeat=1 \
 		--output-format=terse
-	grep '^{' "$OUT/fio.out" >"$OUT/fio.json"
-	if [ "$rc" = 0 ] && out=$(jcheck "$OUT/fio.json" "s['faults'] == 0" "s['lost_events'] == 0" \
+	if [ "$rc" = 0 ] && out=$(jcheck "$OUT/fio.out" "s['faults'] == 0" "s['lost_events'] == 0" \
 		"s['command_exit'] == 0" 2>&1); then
 		pass "gate: ${runtime}s fio on ext4-dax under pksfault exits 0"
 	else

@@ -92,6 +92,59 @@ for d in docs:
 PY
 }
 
+wait_output() {	# FILE...: until each has a first line (pkstop is up)
+	local f i
+	for f in "$@"; do
+		for i in $(seq 150); do
+			[ -s "$f" ] && break
+			sleep 0.1
+		done
+	done
+}
+
+# A key allocated and freed while pkstop runs (run_pks: each open file
+# owns a key; '1' closes it for this thread): the key list follows the
+# alloc/free events even without debugfs, and this shell's row shows the
+# PKRS it set, decoded.
+key_lifecycle() {
+	local a b key
+	PKSTOP_KEYS_FILE=/nonexistent "$PKSTOP" --json 1 5 >"$OUT/keys-ev.json" 2>&1 &
+	a=$!
+	"$PKSTOP" --json 1 5 >"$OUT/keys-fs.json" 2>&1 &
+	b=$!
+	wait_output "$OUT/keys-ev.json" "$OUT/keys-fs.json"
+	exec 3<>"$DBG/run_pks"
+	printf 1 >&3
+	key=$(sed -n 's/^\([0-9]*\): pks test file$/\1/p' "$DBG/pks_keys_allocated")
+	echo "# run_pks file key: $key"
+	sleep 2
+	exec 3>&-
+	wait "$a" "$b"
+	check "key list follows pks_key_alloc/free events without debugfs (key ${key:-?})" \
+		python3 - "$OUT/keys-ev.json" "$key" <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+key = int(sys.argv[2])
+seen = [any(k["key"] == key and k["owner"] == "pks test file" for k in d["keys"]) for d in docs]
+print("keys per interval: %s" % [d["keys"] for d in docs])
+assert all(d["keys_source"] == "events" for d in docs)
+assert any(seen) and not seen[-1], seen
+assert docs[-1]["key_events"] >= 2, docs[-1]["key_events"]
+PY
+	check "debugfs key list and this shell's PKRS: key ${key:-?} NA, owner 'pks test file'" \
+		python3 - "$OUT/keys-fs.json" "$key" "$$" <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+key, me = sys.argv[2], int(sys.argv[3])
+assert any({"key": int(key), "owner": "pks test file"} in d["keys"] for d in docs)
+rows = [r for d in docs for r in d["threads"] if r["tid"] == me and r["pkrs"]]
+print("my rows: %s" % rows)
+r = [r for r in rows if r["rights"].get(key)]
+assert r and r[0]["rights"][key] == "NA" and r[0]["pkrs"] != "0x55555554", rows
+assert sum(r["updates"] for r in rows) >= 1, rows
+PY
+}
+
 full() {
 	[ -e "$HOOK" ] || { fail "test hook $HOOK missing (PKS or protected pmem absent)"; return; }
 	check "fsdax namespace" ns_mode fsdax mem
@@ -159,11 +212,18 @@ w = [(i, r) for i, d in enumerate(docs) for r in d["threads"] if r["tid"] == win
 ok(len(w) > 0 and all(r["comm"] == "pks-windows" for _, r in w), "pks-windows (tid %d) has rows" % win)
 ok(max([r["max_depth"] for _, r in w] or [0]) == 3, "pks-windows: max depth 3 (%s)" % [r["max_depth"] for _, r in w])
 # Intervals wholly inside its 6 s run: not its first or last.
-rates = [r["opens_per_s"] for _, r in w[1:-1]]
+# Per interval the rate jitters when the host is busy (the kthread keeps
+# absolute deadlines and catches up), so judge the full intervals together.
+full = [(docs[i]["interval_s"], r["opens"]) for i, r in w[1:-1]]
+rate = sum(o for _, o in full) / max(sum(t for t, _ in full), 1e-9)
 print("# pks-windows opens/s: %s" % [round(r["opens_per_s"], 1) for _, r in w])
-ok(len(rates) >= 2 and all(abs(x - 200) <= 20 for x in rates),
-   "pks-windows: opens/s within 10%% of 200 in full intervals (%s)" % [round(x, 1) for x in rates])
-ok(all(r["updates"] >= 2 * r["opens"] for _, r in w), "pks-windows: two protection updates per open")
+ok(len(full) >= 2 and abs(rate - 200) <= 20,
+   "pks-windows: %.1f opens/s over %d full intervals, within 10%% of 200" % (rate, len(full)))
+# An open's two events (update, then enable) can straddle an interval
+# boundary: per interval +-2, over the run exactly two updates per open.
+opens, updates = sum(r["opens"] for _, r in w), sum(r["updates"] for _, r in w)
+ok(updates == 2 * opens and all(abs(r["updates"] - 2 * r["opens"]) <= 2 for _, r in w),
+   "pks-windows: two protection updates per open (%d opens, %d updates)" % (opens, updates))
 # The leak: an idle kthread at depth 1, held since it started.
 l = [(d, r) for d in docs for r in d["threads"] if r["tid"] == leak]
 ok(len(l) >= 6, "pks-leak (tid %d) shows in every interval since it started (%d)" % (leak, len(l)))
@@ -189,7 +249,6 @@ PY
 	failures=$((failures + $(grep -c '^not ok' "$OUT/checks")))
 	grep -q '^ok' "$OUT/checks" || fail "JSON checks ran"
 
-	irq_isolation
 
 	# Batch text while the leak is still held; -p keeps one process.
 	local lt=${leak#*tid=}
@@ -206,6 +265,8 @@ d = json.loads(open(sys.argv[1]).readline())
 assert [r["tid"] for r in d["threads"]] == [int(sys.argv[2])], d["threads"]
 ' "$OUT/pid.json" "$lt"
 	umount "$MNT"
+	irq_isolation
+	key_lifecycle
 	# Let the leak end before power-off; then every PKRS is back to default.
 	local i
 	for i in $(seq 60); do
