@@ -75,6 +75,7 @@ struct pkstop {
 	char start_owners[PKS_NR_KEYS][PKS_OWNER_LEN];
 	uint16_t start_mask;
 	bool pks_present;
+	const char *keys_path;			/* NULL: debugfs */
 	double last_cpu;	/* our CPU time at the last sample */
 };
 
@@ -199,7 +200,7 @@ static void read_keys(struct pkstop *p, struct pkstop_sample *s)
 	struct pkstop_key k;
 	__u32 key;
 
-	if (pks_read_keys(NULL, s->owners, &s->keymask) >= 0) {
+	if (pks_read_keys(p->keys_path, s->owners, &s->keymask) >= 0) {
 		s->keys_from_debugfs = true;
 		return;
 	}
@@ -388,7 +389,9 @@ int main(int argc, char **argv)
 		opts.batch = true;
 	clear = !opts.batch && !opts.json && !opts.noclear;
 	p.pks_present = pks_cpu_has_pks();
-	if (pks_read_keys(NULL, p.start_owners, &p.start_mask) < 0)
+	/* Tests point this elsewhere to exercise the events-only key list. */
+	p.keys_path = getenv("PKSTOP_KEYS_FILE");
+	if (pks_read_keys(p.keys_path, p.start_owners, &p.start_mask) < 0)
 		p.start_mask = 0;
 
 	p.ncpus = libbpf_num_possible_cpus();

@@ -35,7 +35,7 @@ kernel_ok=0
 tap_run "kernel builds (bzImage with BTF)" kernel-build "$ROOT/kernel/build.sh" && kernel_ok=1
 tap_run "guest selftests build" guest-bins "$ROOT/tests/build-guest-bins.sh" || kernel_ok=0
 tap_run "BPF tools build (pksfault, pkstop; static, vmlinux.h from our kernel)" tools \
-	make -C "$ROOT" tools || kernel_ok=0
+	bash -c "make -C '$ROOT/tools' && make -C '$ROOT/pkstop'" || kernel_ok=0
 
 # --- guest suites -------------------------------------------------------
 # The oops suite passes only if the kernel oopses with a PKS report.

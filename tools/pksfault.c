@@ -116,6 +116,9 @@ static pid_t start_command(char **cmd)
 		close(pfd[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* --json: our stdout carries JSON Lines only; the command's goes to stderr. */
+		if (opts.json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(cmd[0], cmd);
 		err = errno;
 		if (write(pfd[1], &err, sizeof(err)) < 0)
