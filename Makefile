@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # Exactly what the build, the guest and the tools need from Debian.
 DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	linux-source-6.1 python3 cpio kmod git xz-utils \
-	qemu-system-x86 ndctl e2fsprogs fio util-linux procps \
+	qemu-system-x86 ndctl e2fsprogs fio util-linux procps gnuplot-nox \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev
 
 .PHONY: all deps kernel guest-bins tools run shell test bench stress \

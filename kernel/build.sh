@@ -38,5 +38,11 @@ if [ ! -f "$KOBJ/.config" ] || [ "$(cat "$KOBJ/.pks-config-stamp" 2>/dev/null)" 
 fi
 
 start=$(date +%s)
+fresh=no
+[ -f "$KOBJ/vmlinux" ] || fresh=yes
 make_k bzImage
-echo "kernel: $KOBJ/arch/x86/boot/bzImage built in $(($(date +%s) - start))s"
+took=$(($(date +%s) - start))
+echo "kernel: $KOBJ/arch/x86/boot/bzImage built in ${took}s"
+# make bench reports the last from-scratch build from here.
+mkdir -p "$BUILD/logs"
+echo "$(date -u +%FT%TZ) kobj=$(basename "$KOBJ") seconds=$took from_scratch=$fresh" >>"$BUILD/logs/kernel-build-times"

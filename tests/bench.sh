@@ -3,6 +3,7 @@
 # Numbers, not pass/fail: these machines are noisy.
 set -euo pipefail
 . "$(dirname "$0")/../kernel/lib.sh"
+LOGS=${LOGS:-$BUILD/logs}
 
 out=$BUILD/bench
 mkdir -p "$out"
@@ -37,75 +38,158 @@ for cpu in pks nopks; do
 	done
 done
 
-# Persistent memory: protection on vs off (boot parameter), same build,
-# alternating boots so drift hits both sides alike.
+# Guest benchmarks, alternating so that drift hits every side alike:
+#   pmem-on / pmem-off   bench-pmem.sh with protection on / off (boot
+#                        parameter): fio raw, ext4-dax, devdax; tracepoints
+#                        on vs off; PKRS writes per I/O; kmap; one window
+#   pksfault, pkstop     the tools attached vs not, in one boot each
+# pm[SIDE:KEY] collects one value per run; pm[SIDE:KEY.raw] the last line.
 declare -A pm
+collect() {	# LOG SIDE: its "BENCH key=value" / "BENCH key value" lines
+	local line k v
+	while IFS= read -r line; do
+		line=${line#BENCH }
+		k=${line%%[= ]*}
+		v=${line#"$k"}
+		v=${v#[= ]}
+		pm[$2:$k]="${pm[$2:$k]:-} ${v%% *}"
+		pm[$2:$k.raw]=$v
+	done < <(grep '^BENCH ' "$1")
+}
+guest_bench() {	# SIDE SCRIPT [vm/run.sh options...]
+	local side=$1 script=$2
+	shift 2
+	rm -f "$out/pmem-bench.img"
+	"$ROOT/vm/run.sh" --quiet --timeout 900 --log "$out/$side.log" \
+		--pmem "$out/pmem-bench.img" "$@" "$ROOT/tests/guest/$script" "$fio_s" ||
+		echo "bench: $side run failed (log: $out/$side.log)" >&2
+	collect "$out/$side.log" "$side"
+}
+fio_s=${BENCH_FIO_SECONDS:-6}
 for _ in $(seq "$runs"); do
-	for mode in on off; do
-		opt=(--pmem "$out/pmem-bench.img")
-		[ "$mode" = off ] && opt+=(--append dev_access_protection=off)
-		rm -f "$out/pmem-bench.img"
-		"$ROOT/vm/run.sh" --quiet --timeout 600 --log "$out/pmem-$mode.log" "${opt[@]}" \
-			"$ROOT/tests/guest/bench-pmem.sh" "${BENCH_FIO_SECONDS:-8}"
-		while IFS='=' read -r k v; do
-			pm[$mode:$k]="${pm[$mode:$k]:-} ${v%% *}"
-			[ "$k" = pkrs_per_io_4k ] || [ "$k" = pkrs_per_io_128k ] && pm[$mode:$k.raw]="${v#* }"
-		done < <(sed -n 's/^BENCH //p' "$out/pmem-$mode.log")
-	done
+	guest_bench pmem-on bench-pmem.sh
+	guest_bench pmem-off bench-pmem.sh --append dev_access_protection=off
+	guest_bench pksfault bench-pksfault.sh
+	guest_bench pkstop bench-pkstop.sh
 done
 rm -f "$out/pmem-bench.img"
-med() { printf '%s\n' ${pm[$1]:-} | grep -v n/a | median; }
-ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "n/a" }'; }
 
+med() { printf '%s\n' ${pm[$1]:-} | grep -E '^[0-9.]+$' | median; }
+mm() { printf '%s\n' ${pm[$1]:-} | grep -E '^[0-9.]+$' | minmax; }
+ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else printf "n/a" }'; }
 row() { # name values...
 	local name=$1
 	shift
 	printf '| %s | %s | %s |\n' "$name" "$(printf '%s\n' "$@" | median)" "$(printf '%s\n' "$@" | minmax)"
 }
+# pair LABEL SIDE:KEY BASE-SIDE:BASE-KEY: one comparison row, and the
+# chart's data (label, median, min, max) for both sides.
+chart=$out/throughput.dat
+: >"$chart"
+chart_point() {	# LABEL SIDE:KEY
+	local lo hi
+	read -r lo hi < <(printf '%s\n' ${pm[$2]:-} | grep -E '^[0-9.]+$' | sort -n | awk 'NR==1{l=$1} {h=$1} END {print l+0, h+0}')
+	printf '"%s"\t%s\t%s\t%s\n' "$1" "$(med "$2")" "$lo" "$hi" >>"$chart"
+}
+pair() {
+	local a b
+	a=$(med "$2") b=$(med "$3")
+	echo "| $1 | $a | $(mm "$2") | $b | $(mm "$3") | $(ratio "$a" "$b") |"
+}
+last_line() { [ -f "$1" ] && grep -E "$2" "$1" | tail -n 1 | sed -n "s/.*seconds=\([0-9]*\).*/\1/p"; }
+
 {
 	echo "# PKS benchmark report"
 	echo
 	echo "- machine: $(nproc) CPUs, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r)"
 	echo "- kernel: $(git -C "$KSRC" describe --always --tags) ($(make -s -C "$KSRC" kernelversion)), series of $(series | wc -l) patches"
-	echo "- QEMU: $(qemu-system-x86_64 --version | head -n 1)"
-	echo "- $runs runs each; median, then min / max; seconds"
+	echo "- QEMU: $(qemu-system-x86_64 --version | head -n 1), TCG"
+	echo "- $runs runs of each; every figure is the median, with min / max; fio 4k random read/write 50/50, $fio_s s per measurement"
+	echo
+	echo "![throughput per configuration](throughput.svg)"
+	echo
+	echo "## Throughput side by side (IOPS)"
+	echo
+	echo "| configuration | IOPS | min / max | baseline IOPS | min / max | ratio |"
+	echo "|---|---|---|---|---|---|"
+	pair "raw pmem, protection on vs off" pmem-on:raw_iops pmem-off:raw_iops
+	pair "ext4-dax, protection on vs off" pmem-on:ext4dax_iops pmem-off:ext4dax_iops
+	pair "devdax, protection on vs off" pmem-on:devdax_iops pmem-off:devdax_iops
+	pair "raw pmem, pks tracepoints on vs off (same boot)" pmem-on:raw_iops_tracepoints_on pmem-on:raw_iops
+	pair "ext4-dax, pkstop running vs not (same boot)" pkstop:fio_iops_with_pkstop pkstop:fio_iops_without_pkstop
+	pair "ext4-dax, pksfault attached vs not (same boot)" pksfault:fio_iops_pksfault pksfault:fio_iops_plain
+	pair "ext4-dax, pksfault --leak --hist vs not (same boot)" pksfault:fio_iops_pksfault_leak_hist pksfault:fio_iops_plain
+	echo
+	echo "## Cost of a window"
+	echo
+	for k in pkrs_per_io_4k pkrs_per_io_128k; do
+		echo "- PKRS writes per pmem request ($k, msr tracepoint): $(med "pmem-on:$k") (last run: ${pm[pmem-on:$k.raw]:-n/a}); protection off: $(med "pmem-off:$k")"
+	done
+	b0=$(med "pmem-on:kmap_ns_branch0") b1=$(med "pmem-on:kmap_ns_branch1")
+	echo "- kmap_local_page()/kunmap_local() on DRAM: $b0 ns without a protected pgmap, $b1 ns with one ($(mm pmem-on:kmap_ns_branch1)); ratio $(ratio "$b1" "$b0")"
+	w=$(med "pmem-on:window_ns")
+	on=$(med "pmem-on:raw_iops") off=$(med "pmem-off:raw_iops")
+	echo "- one window (dev_access_enable + disable, 2 PKRS writes): $w ns ($(mm pmem-on:window_ns))"
+	echo "- raw pmem, extra time per request with protection: $(awk -v a="$on" -v b="$off" 'BEGIN { if (a > 0 && b > 0) printf "%.0f", 1e9 / a - 1e9 / b; else printf "n/a" }') ns."
+	echo "  Every WRMSR to PKRS makes QEMU flush its whole software TLB, and the"
+	echo "  accesses after it refill it; on hardware a PKRS write costs a few"
+	echo "  hundred cycles and no flush, so these ratios are TCG's, not PKS's."
+	echo
+	echo "## The tools"
 	echo
 	echo "| figure | median | min / max |"
 	echo "|---|---|---|"
-	row "one-file kernel rebuild (arch/x86/mm/pks.c, incl. link + BTF)" "${rebuild[@]}"
+	for hz in 1000 4000 16000 64000; do
+		k=pksfault:pksfault_windows_hz${hz}
+		echo "| pksfault at $hz windows/s requested: events generated / seen per s, dropped | $(med "${k}_generated_per_s") / $(med "${k}_events_seen_per_s") / $(med "${k}_dropped") | seen $(mm "${k}_events_seen_per_s") |"
+	done
+	for n in 1000 5000 20000; do
+		k=pksfault:pksfault_fault_burst${n}
+		echo "| pksfault, burst of $n relaxed stray faults: seen / dropped / seconds | $(med "${k}_seen") / $(med "${k}_dropped") / $(med "${k}_seconds") | seen $(mm "${k}_seen") |"
+	done
+	echo "| pkstop CPU ms per 1 s interval, idle | $(med pkstop:pkstop_cpu_ms_per_interval_idle) | $(mm pkstop:pkstop_cpu_ms_per_interval_idle) |"
+	echo "| pkstop CPU ms per 1 s interval, under fio (first round) | $(med pkstop:pkstop_cpu_ms_per_interval_fio1) | $(mm pkstop:pkstop_cpu_ms_per_interval_fio1) |"
+	echo
+	echo "## Build, boot, test"
+	echo
+	echo "| figure | median | min / max |"
+	echo "|---|---|---|"
+	row "one-file kernel rebuild, s (arch/x86/mm/pks.c, incl. link + BTF)" "${rebuild[@]}"
 	for cpu in pks nopks; do
-		row "boot to first test, guest uptime ($cpu)" $(printf '%s\n' "${uptime[@]}" | awk -v c=$cpu '$1==c{print $2}')
-		row "boot + job + power-off, host wall ($cpu)" $(printf '%s\n' "${wall[@]}" | awk -v c=$cpu '$1==c{print $2}')
+		row "boot to first test, guest uptime s ($cpu)" $(printf '%s\n' "${uptime[@]}" | awk -v c=$cpu '$1==c{print $2}')
+		row "boot + job + power-off, host wall s ($cpu)" $(printf '%s\n' "${wall[@]}" | awk -v c=$cpu '$1==c{print $2}')
 	done
+	fs=$(last_line "$LOGS/kernel-build-times" "kobj=kobj .*from_scratch=yes")
+	mt=$(last_line "$LOGS/make-test-times" "failed=0")
 	echo
-	echo "## Persistent memory: protection on vs off (dev_access_protection=off), fio 4k randrw, ${BENCH_FIO_SECONDS:-8} s, IOPS"
-	echo
-	echo "| figure | on (median) | off (median) | on/off | on min / max | off min / max |"
-	echo "|---|---|---|---|---|---|"
-	for k in raw_iops ext4dax_iops; do
-		on=$(med "on:$k") off=$(med "off:$k")
-		echo "| $k | $on | $off | $(ratio "$on" "$off") | $(printf '%s\n' ${pm[on:$k]} | minmax) | $(printf '%s\n' ${pm[off:$k]} | minmax) |"
-	done
-	echo
-	echo "## PKRS writes per pmem request (msr tracepoint, protection on)"
-	echo
-	for k in pkrs_per_io_4k pkrs_per_io_128k; do
-		echo "- $k: $(med "on:$k") (last run: ${pm[on:$k.raw]:-n/a}); protection off: $(med "off:$k")"
-	done
-	echo
-	echo "## kmap_local_page()/kunmap_local() on a DRAM page, ns per pair (protection on)"
-	echo
-	b0=$(med "on:kmap_ns_branch0") b1=$(med "on:kmap_ns_branch1")
-	echo "- no protected pgmap: $b0 ns; with one present: $b1 ns; ratio $(ratio "$b1" "$b0")"
-	echo
-	echo "## Why protection costs so much under TCG"
-	echo
-	w=$(med "on:window_ns")
-	on=$(med "on:raw_iops") off=$(med "off:raw_iops")
-	echo "- one window (dev_access_enable + disable, 2 PKRS writes): $w ns"
-	echo "- raw pmem: extra time per request with protection: $(awk -v a="$on" -v b="$off" 'BEGIN { if (a > 0 && b > 0) printf "%.0f", 1e9 / a - 1e9 / b; else printf "n/a" }') ns"
-	echo "- every WRMSR to PKRS makes QEMU flush its whole software TLB, so the"
-	echo "  accesses after it refill the TLB; on hardware a PKRS write costs a"
-	echo "  few hundred cycles and no flush."
+	echo "- from-scratch kernel build, last one recorded on this machine (not re-run here: it alone takes longer than this report may): ${fs:-not recorded} s"
+	echo "- full make test, last clean run recorded: ${mt:-not recorded} s"
 } >"$report"
+
+chart_point "raw on" pmem-on:raw_iops
+chart_point "raw off" pmem-off:raw_iops
+chart_point "raw tracing" pmem-on:raw_iops_tracepoints_on
+chart_point "ext4-dax on" pmem-on:ext4dax_iops
+chart_point "ext4-dax off" pmem-off:ext4dax_iops
+chart_point "devdax on" pmem-on:devdax_iops
+chart_point "devdax off" pmem-off:devdax_iops
+chart_point "ext4 w/o pkstop" pkstop:fio_iops_without_pkstop
+chart_point "ext4 + pkstop" pkstop:fio_iops_with_pkstop
+chart_point "ext4 w/o pksfault" pksfault:fio_iops_plain
+chart_point "ext4 + pksfault" pksfault:fio_iops_pksfault
+if command -v gnuplot >/dev/null; then
+	gnuplot <<GP || echo "bench: gnuplot failed" >&2
+set terminal svg size 1000,480 noenhanced font "sans,11"
+set output "$out/throughput.svg"
+set title "fio 4k randrw IOPS under QEMU TCG: median, bars min-max"
+set style data histograms
+set style histogram errorbars lw 1
+set style fill solid 0.6
+set ylabel "IOPS"
+set xtics rotate by -30
+set grid ytics
+set key off
+plot "$chart" using 2:3:4:xtic(1)
+GP
+fi
 cat "$report"

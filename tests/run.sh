@@ -91,4 +91,5 @@ else
 fi
 
 echo "# make test took $(($(date +%s) - start))s"
+echo "$(date -u +%FT%TZ) seconds=$(($(date +%s) - start)) passed=$TEST_PASSED failed=$TEST_FAILED" >>"$LOGS/make-test-times"
 tap_summary

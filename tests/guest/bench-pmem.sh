@@ -2,16 +2,15 @@
 # Guest half of make bench for persistent memory: prints "BENCH name=value"
 # lines.  The host boots it with and without protection and compares.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"	# DBG, ns_mode
-HOOK=$DBG/pks_dev_access
+. "$(dirname "$0")/lib.sh"	# DBG, HOOK, ns_mode
 MNT=/mnt/pmem
 RUNTIME=${1:-8}
 TR=/sys/kernel/tracing
 
-# fio 4k random read/write, 50/50, one job: total IOPS.
+# fio 4k random read/write, 50/50, one job: total IOPS.  FILE [ENGINE]
 fio_iops() {
 	fio --name=bench --filename="$1" --size=256M --rw=randrw --bs=4k \
-		--ioengine=psync --direct=1 --time_based --runtime="$RUNTIME" \
+		--ioengine="${2:-psync}" --direct=1 --time_based --runtime="$RUNTIME" \
 		--randrepeat=1 --output-format=json 2>/dev/null |
 		python3 -c 'import json, sys
 j = json.load(sys.stdin)["jobs"][0]
@@ -61,8 +60,17 @@ ns_mode fsdax mem
 kmapbench			# a protected pgmap exists (when protection is on)
 windowbench
 echo "BENCH raw_iops=$(fio_iops /dev/pmem0)"
+# Every pks event enabled and recorded, same device, same boot.
+if [ -d "$TR/events/pks" ]; then
+	echo 1 >"$TR/events/pks/enable"
+	echo "BENCH raw_iops_tracepoints_on=$(fio_iops /dev/pmem0)"
+	echo 0 >"$TR/events/pks/enable"
+	echo >"$TR/trace"
+fi
 pkrs_writes_per_io 4k
 pkrs_writes_per_io 128k
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 "$MNT"
 echo "BENCH ext4dax_iops=$(fio_iops "$MNT/bench.dat")"
 umount "$MNT"
+ns_mode devdax
+echo "BENCH devdax_iops=$(fio_iops /dev/dax0.0 dev-dax)"
