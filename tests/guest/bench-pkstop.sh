@@ -31,10 +31,9 @@ ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 ms() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t * 1000 / hz }'; }
 
 start_pkstop() {	# NAME: pkstop --json 1 in the background; PK, T0, N0
-	local i
 	"$PKSTOP" --json 1 >"$OUT/$1.json" 2>"$OUT/$1.err" &
 	PK=$!
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -s "$OUT/$1.json" ] && break
 		sleep 0.1
 	done
@@ -58,7 +57,10 @@ print(round(statistics.median(v), 2) if v else "n/a")' "$OUT/$1.json")
 }
 
 ns_mode fsdax mem || { echo "BENCH error=ns_mode"; exit 1; }
-mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 "$MNT" || { echo "BENCH error=mount"; exit 1; }
+if ! mkfs.ext4 -q -F -b 4096 /dev/pmem0 || ! mount -o dax /dev/pmem0 "$MNT"; then
+	echo "BENCH error=mount"
+	exit 1
+fi
 fio_iops >/dev/null	# lay out the file
 
 # Idle: what watching costs when nothing happens.

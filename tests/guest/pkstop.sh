@@ -93,9 +93,9 @@ PY
 }
 
 wait_output() {	# FILE...: until each has a first line (pkstop is up)
-	local f i
+	local f
 	for f in "$@"; do
-		for i in $(seq 150); do
+		for _ in $(seq 150); do
 			[ -s "$f" ] && break
 			sleep 0.1
 		done
@@ -268,8 +268,7 @@ assert [r["tid"] for r in d["threads"]] == [int(sys.argv[2])], d["threads"]
 	irq_isolation
 	key_lifecycle
 	# Let the leak end before power-off; then every PKRS is back to default.
-	local i
-	for i in $(seq 60); do
+	for _ in $(seq 60); do
 		pgrep -x pks-leak >/dev/null || break
 		sleep 1
 	done
