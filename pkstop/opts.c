@@ -37,7 +37,7 @@ enum { OPT_JSON = 0x100 };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Only threads of this process", 0 },
-	{ "rows", 'r', "ROWS", 0, "Rows to show (default 20; JSON: all; 0: all)", 0 },
+	{ "rows", 'r', "ROWS", 0, "Rows to show (default: screen height, else 20; JSON: all; 0: all)", 0 },
 	{ "sort", 's', "SORT", 0, "Sort by depth, opens, open%, faults or tid", 0 },
 	{ "noclear", 'C', NULL, 0, "Don't clear the screen between intervals", 0 },
 	{ "batch", 'b', NULL, 0, "Batch output: no screen control (default when not a TTY)", 0 },

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -387,6 +388,13 @@ int main(int argc, char **argv)
 	tty = isatty(STDOUT_FILENO);
 	if (!tty)
 		opts.batch = true;
+	/* On a screen, by default, as many rows as fit under the header. */
+	if (tty && !opts.batch && !opts.json && opts.rows < 0) {
+		struct winsize ws;
+
+		if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 8)
+			opts.rows = ws.ws_row - 8;
+	}
 	clear = !opts.batch && !opts.json && !opts.noclear;
 	p.pks_present = pks_cpu_has_pks();
 	/* Tests point this elsewhere to exercise the events-only key list. */
