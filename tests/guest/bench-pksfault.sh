@@ -5,8 +5,8 @@
 #    while the windows hook runs at increasing rates; seen vs counted in
 #    BPF vs dropped
 #  - relaxed-mode stray-fault bursts: faults seen vs injected
-#  - fio IOPS on pmem without pksfault, with it (faults only), and with
-#    window tracking (--leak --hist), side by side in one boot
+#  - fio IOPS on ext4-dax (pmem) without pksfault, with it (faults only),
+#    and with window tracking (--leak --hist), interleaved in one boot
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, ns_phys, ns_mode
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,6 +14,7 @@ PKSFAULT=${PKSFAULT:-$ROOT/build/tools/pksfault}
 HOOK=$DBG/pks_dev_access
 MODE_KNOB=/sys/module/memremap/parameters/pks_fault_mode
 RUNTIME=${1:-8}
+MNT=/mnt/pmem
 OUT=$(mktemp -d)
 
 # Wait for the background pksfault to attach (it says so on stderr).
@@ -65,13 +66,13 @@ fault_burst() {
 	echo "BENCH pksfault_fault_burst${n}_seconds $(python3 -c "print(round($t1 - $t0, 2))")"
 }
 
-fio_iops() {	# [pksfault options...]: fio 4k randrw on /dev/pmem0, total IOPS
-	local cmd=(fio --name=bench --filename=/dev/pmem0 --size=256M --rw=randrw --bs=4k
+fio_iops() {	# [pksfault options...]: fio 4k randrw on ext4-dax, total IOPS
+	local cmd=(fio --name=bench --filename="$MNT/bench.dat" --size=256M --rw=randrw --bs=4k
 		--ioengine=psync --direct=1 --time_based --runtime="$RUNTIME" --randrepeat=1
 		--output-format=json --output="$OUT/fio.json")
 	if [ $# -gt 0 ]; then
 		"$PKSFAULT" "$@" -- "${cmd[@]}" >"$OUT/gate.out" 2>&1 ||
-			{ echo "BENCH pksfault_gate_failed $*"; sed 's/^/# /' "$OUT/gate.out" | tail -5; }
+			{ echo "BENCH pksfault_gate_failed $*"; sed 's/^/# /' "$OUT/gate.out" | tail -5; } >&2
 	else
 		"${cmd[@]}"
 	fi
@@ -90,6 +91,9 @@ if [ -e "$HOOK" ]; then
 		fault_burst "$n"
 	done
 fi
+mkdir -p "$MNT"
+mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 "$MNT" ||
+	{ echo "BENCH ext4dax_mount_failed 1"; exit 1; }
 # Interleaved rounds (plain, traced, traced with windows), so drift and
 # other load on the host hit all three alike; each variant's mean.
 declare -A sum=()
@@ -106,4 +110,5 @@ echo "BENCH fio_iops_pksfault $((sum[faults] / rounds))"
 echo "BENCH fio_iops_pksfault_leak_hist $((sum[windows] / rounds))"
 echo "BENCH fio_ratio_pksfault $(python3 -c "print(round(${sum[faults]} / max(${sum[plain]}, 1), 3))")"
 echo "BENCH fio_ratio_pksfault_leak_hist $(python3 -c "print(round(${sum[windows]} / max(${sum[plain]}, 1), 3))")"
+umount "$MNT"
 rm -rf "$OUT"
