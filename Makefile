@@ -36,7 +36,7 @@ tools: kernel
 	$(MAKE) -C pkstop
 
 # The main job: build, boot the VM with emulated pmem, show PKS at work.
-run: guest-bins
+run: guest-bins tools
 	vm/run.sh --timeout 300 --append pks-test-on-boot vm/demo.sh
 
 # An interactive guest for developers (exit with: echo o >/proc/sysrq-trigger)

@@ -44,3 +44,24 @@ if [ -e "$HOOK" ]; then
 	section "Each CPU's PKRS afterwards"
 	cat "$DBG/pks_cpu_pkrs"
 fi
+
+# The tools, on a known workload: fio on ext4-dax, a kthread opening three
+# nested windows 100 times a second, and one holding a window while idle.
+TOOLS=$(cd "$(dirname "$0")/.." && pwd)/build/tools
+if [ -e "$HOOK" ] && [ -x "$TOOLS/pkstop" ] && [ -x "$TOOLS/pksfault" ]; then
+	section "pkstop: fio on ext4-dax + 'windows 3 100 6' + 'leak 6000' (3 intervals, batch mode)"
+	mount -o dax /dev/pmem0 /mnt/pmem
+	fio --name=demo --filename=/mnt/pmem/fio.dat --size=64M --rw=randrw --bs=4k \
+		--ioengine=psync --time_based --runtime=6 --eta=never --output=/dev/null &
+	echo "windows 3 100 6" >"$HOOK" && echo "  $(cat "$HOOK")"
+	echo "leak 6000" >"$HOOK" && echo "  $(cat "$HOOK")"
+	"$TOOLS/pkstop" -b -r 8 1 3 | sed 's/^/  /'
+	wait
+	section "pksfault as a CI gate: a clean command, then one that writes to pmem without a window"
+	"$TOOLS/pksfault" -- dd if=/dev/zero of=/mnt/pmem/clean bs=1M count=8 status=none 2>&1 | sed 's/^/  /'
+	echo "  exit status: ${PIPESTATUS[0]} (0: no stray access)"
+	umount /mnt/pmem
+	"$TOOLS/pksfault" -- sh -c "echo 'inject $target 1000000 3 11 nowindow' >$HOOK" 2>&1 |
+		sed 's/^/  /' | head -n 40
+	echo "  exit status: ${PIPESTATUS[0]} (1: stray accesses found; the writes were blocked)"
+fi
