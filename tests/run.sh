@@ -86,6 +86,10 @@ if [ "$kernel_ok" = 1 ]; then
 	guest_suite garbage "--pmem $img --append dev_access_protection=bogus --append memremap.pks_fault_mode=bogus" \
 		"$guest/garbage.sh"
 	rm -f "$img"
+	guest_suite pkstop "--pmem $img" "$guest/pkstop.sh" full
+	rm -f "$img"
+	guest_suite nopks-pkstop "--no-pks --pmem $img" "$guest/pkstop.sh" nopks
+	rm -f "$img"
 else
 	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"
 fi
