@@ -212,7 +212,8 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	w->key = key;
 	bpf_get_current_comm(w->comm, sizeof(w->comm));
 	if (window_stacks)
-		w->stack_sz = bpf_get_stack(ctx, w->stack, sizeof(w->stack), 0);
+		w->stack_sz = bpf_get_stack(ctx, w->stack,
+					    PKSFAULT_WINDOW_STACK * sizeof(w->stack[0]), 0);
 	else
 		w->stack_sz = 0;
 	w->inner = 0;

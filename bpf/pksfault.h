@@ -6,6 +6,11 @@
 #define PKSFAULT_TASK_COMM_LEN	16
 #define PKSFAULT_OWNER_LEN	32
 #define PKSFAULT_MAX_STACK	32
+/*
+ * Frames kept for a window's opener: the unwinder walks only as deep as
+ * the buffer, and windows open on every pmem I/O, so keep it short.
+ */
+#define PKSFAULT_WINDOW_STACK	16
 #define PKSFAULT_HIST_SLOTS	32
 #define PKSFAULT_MAX_WINDOWS	16384
 

@@ -6,7 +6,8 @@
 #    BPF vs dropped
 #  - relaxed-mode stray-fault bursts: faults seen vs injected
 #  - fio IOPS on ext4-dax (pmem) without pksfault, with it (faults only),
-#    and with window tracking (--leak --hist), interleaved in one boot
+#    with windows followed (--hist) and with their opening stacks too
+#    (--leak --hist), interleaved in one boot
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, ns_phys, ns_mode
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -96,19 +97,24 @@ mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 "$MNT" ||
 	{ echo "BENCH ext4dax_mount_failed 1"; exit 1; }
 # Interleaved rounds (plain, traced, traced with windows), so drift and
 # other load on the host hit all three alike; each variant's mean.
+fio_iops >/dev/null	# warm-up: lays out the file, converts unwritten extents
 declare -A sum=()
 rounds=${FIO_ROUNDS:-2}
 for r in $(seq 1 "$rounds"); do
 	v=$(fio_iops); sum[plain]=$((${sum[plain]:-0} + v)); echo "BENCH fio_iops_plain_round$r $v"
 	v=$(fio_iops --json); sum[faults]=$((${sum[faults]:-0} + v)); echo "BENCH fio_iops_pksfault_round$r $v"
+	v=$(fio_iops --json --hist); sum[hist]=$((${sum[hist]:-0} + v))
+	echo "BENCH fio_iops_pksfault_hist_round$r $v"
 	v=$(fio_iops --json --leak 1000 --hist); sum[windows]=$((${sum[windows]:-0} + v))
 	echo "BENCH fio_iops_pksfault_leak_hist_round$r $v"
 done
 base=$((sum[plain] / rounds))
 echo "BENCH fio_iops_plain $base"
 echo "BENCH fio_iops_pksfault $((sum[faults] / rounds))"
+echo "BENCH fio_iops_pksfault_hist $((sum[hist] / rounds))"
 echo "BENCH fio_iops_pksfault_leak_hist $((sum[windows] / rounds))"
 echo "BENCH fio_ratio_pksfault $(python3 -c "print(round(${sum[faults]} / max(${sum[plain]}, 1), 3))")"
+echo "BENCH fio_ratio_pksfault_hist $(python3 -c "print(round(${sum[hist]} / max(${sum[plain]}, 1), 3))")"
 echo "BENCH fio_ratio_pksfault_leak_hist $(python3 -c "print(round(${sum[windows]} / max(${sum[plain]}, 1), 3))")"
 umount "$MNT"
 rm -rf "$OUT"

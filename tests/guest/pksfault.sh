@@ -96,6 +96,9 @@ basics() {
 	pf badopt -k 99
 	[ "$rc" = 2 ] && [ "$(wc -l <"$OUT/badopt.err")" = 1 ] &&
 		pass "bad option: one line on stderr, exit 2" || { fail "bad option (exit $rc)"; show badopt; }
+	pf verbose -v -d 1
+	[ "$rc" = 0 ] && grep -q '^libbpf: ' "$OUT/verbose.err" &&
+		pass "-v: libbpf debug output on stderr" || { fail "-v (exit $rc)"; show verbose; }
 	rc=0
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$PKSFAULT" -d 1 \
 		>"$OUT/noroot.out" 2>"$OUT/noroot.err" || rc=$?
@@ -175,6 +178,12 @@ injection() {
 	expect_rc otherkey 0 "filter -k: faults on another key are not reported"
 	pf otherpid -p 1 -- sh -c "echo inject $phys $INJ_LEN 5 46 nowindow >$HOOK"
 	expect_rc otherpid 0 "filter -p: faults by another process are not reported"
+	pf othertid -t 1 -- sh -c "echo inject $phys $INJ_LEN 5 48 nowindow >$HOOK"
+	expect_rc othertid 0 "filter -t: faults by another thread are not reported"
+	pf samekey -k "$key" -- sh -c "echo inject $phys $INJ_LEN 5 49 nowindow >$HOOK"
+	[ "$rc" = 1 ] && [ "$(grep -c ' FAULT ' "$OUT/samekey.out")" = 5 ] &&
+		pass "filter -k: the device key's faults are reported (5 of 5)" ||
+		{ fail "filter -k $key (exit $rc)"; show samekey; }
 }
 
 relaxed() {
