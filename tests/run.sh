@@ -90,6 +90,10 @@ if [ "$kernel_ok" = 1 ]; then
 	rm -f "$img"
 	guest_suite nopks-pkstop "--no-pks --pmem $img" "$guest/pkstop.sh" nopks
 	rm -f "$img"
+	guest_suite pksfault "--pmem $img" "$guest/pksfault.sh"
+	rm -f "$img"
+	guest_suite nopks-pksfault "--no-pks --pmem $img" "$guest/pksfault.sh" nopks
+	rm -f "$img"
 else
 	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"
 fi
