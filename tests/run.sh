@@ -98,6 +98,19 @@ else
 	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"
 fi
 
+# --- the debug kernel: lockdep, DEBUG_ENTRY (objtool noinstr check), ------
+# atomic-sleep and preempt checks; the PKS suites and a shorter stress
+# (make debug-test runs the full 240 s one).
+if [ "$kernel_ok" = 1 ] &&
+	tap_run "debug kernel builds (kernel/config/debug/debug.config)" debug-kernel-build \
+		env PKS_KOBJ="$BUILD/kobj-debug" PKS_EXTRA_CONFIGS="$ROOT/kernel/config/debug/debug.config" \
+		"$ROOT/kernel/build.sh"; then
+	PKS_GUEST_STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-120} \
+		"$ROOT/tests/debug.sh" >"$LOGS/debug-test.tap" 2>&1
+	grep -v ' passed, .* failed$' "$LOGS/debug-test.tap" >"$LOGS/debug-test.lines"
+	tap_import "$LOGS/debug-test.lines"
+fi
+
 echo "# make test took $(($(date +%s) - start))s"
 echo "$(date -u +%FT%TZ) seconds=$(($(date +%s) - start)) passed=$TEST_PASSED failed=$TEST_FAILED" >>"$LOGS/make-test-times"
 tap_summary
