@@ -83,6 +83,7 @@ key_churn() {	# allocate every key, test each protection, free them
 
 hotplug() {	# CPU 1 offline and online until the end
 	local n=0 end=$((SECONDS + LOAD_SECONDS))
+	sleep 2	# let the stress hook start its thread on every CPU first
 	while [ $SECONDS -lt $end ]; do
 		echo 0 >/sys/devices/system/cpu/cpu1/online && sleep 0.3 &&
 			echo 1 >/sys/devices/system/cpu/cpu1/online && n=$((n + 1))
