@@ -3,7 +3,7 @@
 # Three namespaces on the NVDIMM: ext4-dax (fio verify), raw fsdax (fio
 # verify), devdax (fio dev-dax verify).  Meanwhile: key alloc/free and
 # protection-update churn, the stress hook (windows toggled on every CPU,
-# a 50 us hrtimer per CPU, cross-CPU IPIs), and CPU 1 going offline and
+# a 200 us hrtimer per CPU, cross-CPU IPIs), and CPU 1 going offline and
 # online.  Passes only with zero unexpected PKS faults, every verify
 # clean, no WARN/BUG/lockdep report (the host's verdict), every CPU's PKRS
 # at the default and every thread's window depth at zero at the end.
