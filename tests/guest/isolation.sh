@@ -69,7 +69,7 @@ full() {
 	inject_and_check relaxed 0 $N
 	check "bad mode refused" bash -c "! echo lenient >$MODE 2>/dev/null && test \"\$(cat $MODE)\" = relaxed"
 	echo strict >$MODE
-	check "fault mode file is root-writable only" test "$(stat -c %a $MODE)" = 644
+	check "fault mode file is root-only" test "$(stat -c %a $MODE)" = 600
 	pkrs_ok
 }
 
