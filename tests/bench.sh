@@ -18,7 +18,7 @@ rebuild=()
 for _ in $(seq "$runs"); do
 	touch "$KSRC/arch/x86/mm/pks.c"
 	s=$(date +%s.%N)
-	"$ROOT/kernel/build.sh" >/dev/null
+	"$ROOT/kernel/build.sh" >/dev/null 2>&1
 	rebuild+=("$(echo "$(date +%s.%N) - $s" | bc)")
 done
 
@@ -74,8 +74,9 @@ for _ in $(seq "$runs"); do
 done
 rm -f "$out/pmem-bench.img"
 
-med() { printf '%s\n' ${pm[$1]:-} | grep -E '^[0-9.]+$' | median; }
-mm() { printf '%s\n' ${pm[$1]:-} | grep -E '^[0-9.]+$' | minmax; }
+nums() { printf '%s\n' ${pm[$1]:-} | { grep -E '^[0-9.]+$' || true; }; }
+med() { nums "$1" | median; }
+mm() { nums "$1" | minmax; }
 ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else printf "n/a" }'; }
 row() { # name values...
 	local name=$1
@@ -88,7 +89,7 @@ chart=$out/throughput.dat
 : >"$chart"
 chart_point() {	# LABEL SIDE:KEY
 	local lo hi
-	read -r lo hi < <(printf '%s\n' ${pm[$2]:-} | grep -E '^[0-9.]+$' | sort -n | awk 'NR==1{l=$1} {h=$1} END {print l+0, h+0}')
+	read -r lo hi < <(nums "$2" | sort -n | awk 'NR==1{l=$1} {h=$1} END {print l+0, h+0}')
 	printf '"%s"\t%s\t%s\t%s\n' "$1" "$(med "$2")" "$lo" "$hi" >>"$chart"
 }
 pair() {
@@ -96,7 +97,10 @@ pair() {
 	a=$(med "$2") b=$(med "$3")
 	echo "| $1 | $a | $(mm "$2") | $b | $(mm "$3") | $(ratio "$a" "$b") |"
 }
-last_line() { [ -f "$1" ] && grep -E "$2" "$1" | tail -n 1 | sed -n "s/.*seconds=\([0-9]*\).*/\1/p"; }
+last_line() {	# FILE REGEX: seconds= of the last matching record, if any
+	[ -f "$1" ] || return 0
+	{ grep -E "$2" "$1" || true; } | tail -n 1 | sed -n "s/.*seconds=\([0-9]*\).*/\1/p"
+}
 
 {
 	echo "# PKS benchmark report"

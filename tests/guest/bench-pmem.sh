@@ -5,12 +5,16 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, HOOK, ns_mode
 MNT=/mnt/pmem
 RUNTIME=${1:-8}
+cd /tmp	# fio writes state files to the working directory
 TR=/sys/kernel/tracing
 
 # fio 4k random read/write, 50/50, one job: total IOPS.  FILE [ENGINE]
+# (the dev-dax engine maps the device and takes no O_DIRECT)
 fio_iops() {
+	local direct=1
+	[ "${2:-psync}" = dev-dax ] && direct=0
 	fio --name=bench --filename="$1" --size=256M --rw=randrw --bs=4k \
-		--ioengine="${2:-psync}" --direct=1 --time_based --runtime="$RUNTIME" \
+		--ioengine="${2:-psync}" --direct=$direct --time_based --runtime="$RUNTIME" \
 		--randrepeat=1 --output-format=json 2>/dev/null |
 		python3 -c 'import json, sys
 j = json.load(sys.stdin)["jobs"][0]
