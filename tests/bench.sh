@@ -48,6 +48,7 @@ declare -A pm
 collect() {	# LOG SIDE: its "BENCH key=value" / "BENCH key value" lines
 	local line k v
 	while IFS= read -r line; do
+		line=${line%$'\r'}	# the serial console ends lines with CR LF
 		line=${line#BENCH }
 		k=${line%%[= ]*}
 		v=${line#"$k"}
@@ -56,21 +57,21 @@ collect() {	# LOG SIDE: its "BENCH key=value" / "BENCH key value" lines
 		pm[$2:$k.raw]=$v
 	done < <(grep '^BENCH ' "$1")
 }
-guest_bench() {	# SIDE SCRIPT [vm/run.sh options...]
-	local side=$1 script=$2
-	shift 2
+guest_bench() {	# RUN SIDE SCRIPT [vm/run.sh options...]
+	local log=$out/$2-$1.log side=$2 script=$3
+	shift 3
 	rm -f "$out/pmem-bench.img"
-	"$ROOT/vm/run.sh" --quiet --timeout 900 --log "$out/$side.log" \
+	"$ROOT/vm/run.sh" --quiet --timeout 900 --log "$log" \
 		--pmem "$out/pmem-bench.img" "$@" "$ROOT/tests/guest/$script" "$fio_s" ||
-		echo "bench: $side run failed (log: $out/$side.log)" >&2
-	collect "$out/$side.log" "$side"
+		echo "bench: $side run failed (log: $log)" >&2
+	collect "$log" "$side"
 }
 fio_s=${BENCH_FIO_SECONDS:-6}
-for _ in $(seq "$runs"); do
-	guest_bench pmem-on bench-pmem.sh
-	guest_bench pmem-off bench-pmem.sh --append dev_access_protection=off
-	guest_bench pksfault bench-pksfault.sh
-	guest_bench pkstop bench-pkstop.sh
+for r in $(seq "$runs"); do
+	guest_bench "$r" pmem-on bench-pmem.sh
+	guest_bench "$r" pmem-off bench-pmem.sh --append dev_access_protection=off
+	guest_bench "$r" pksfault bench-pksfault.sh
+	guest_bench "$r" pkstop bench-pkstop.sh
 done
 rm -f "$out/pmem-bench.img"
 
