@@ -12,7 +12,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, ns_phys, ns_mode
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKSFAULT=${PKSFAULT:-$ROOT/build/tools/pksfault}
-HOOK=$DBG/pks_dev_access
 MODE_KNOB=/sys/module/memremap/parameters/pks_fault_mode
 RUNTIME=${1:-8}
 MNT=/mnt/pmem

@@ -11,7 +11,6 @@ SUITE=${SUITE:-pksfault}
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKSFAULT=${PKSFAULT:-$ROOT/build/tools/pksfault}
-HOOK=$DBG/pks_dev_access
 MODE_KNOB=/sys/module/memremap/parameters/pks_fault_mode
 MNT=/mnt/pmem
 OUT=$(mktemp -d)
@@ -20,7 +19,6 @@ INJ_N=50
 case "${1:-pks}" in nopks) SUITE=$SUITE-nopks ;; esac
 
 inj_phys() { printf '%x' $((0x$(ns_phys) + (64 << 20))); }
-hook() { echo "$*" >"$HOOK" && cat "$HOOK"; }
 
 # pf NAME ARGS...: run pksfault, stdout to $OUT/NAME.out, stderr to
 # $OUT/NAME.err; sets rc.

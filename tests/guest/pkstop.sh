@@ -9,7 +9,6 @@ SUITE=${SUITE:-pkstop}
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKSTOP=${PKSTOP:-$ROOT/build/tools/pkstop}
-HOOK=$DBG/pks_dev_access
 MNT=/mnt/pmem
 OUT=/tmp/pkstop
 mkdir -p "$OUT" "$MNT"
