@@ -26,21 +26,47 @@ if [ ! -f "$KOBJ/.config" ] || [ "$(cat "$KOBJ/.pks-config-stamp" 2>/dev/null)" 
 	# merge_config only warns when Kconfig overrides a request; we fail,
 	# because a silently missing option shows up much later as a test that
 	# cannot run.
+	# A later fragment overrides an earlier one (make bench's nodebug).
 	bad=0
+	declare -A want=()
 	while IFS= read -r line; do
-		case "$line" in
-		CONFIG_*=n) opt=${line%=n}; grep -q "^$opt=" "$KOBJ/.config" && { echo "config: $opt is set, wanted off" >&2; bad=1; } ;;
-		CONFIG_*=*) grep -qx "$line" "$KOBJ/.config" || { echo "config: wanted $line, got: $(grep "^${line%%=*}=" "$KOBJ/.config" || echo unset)" >&2; bad=1; } ;;
-		esac
+		case "$line" in CONFIG_*=*) want[${line%%=*}]=${line#*=} ;; esac
 	done < <(cat "${fragments[@]}")
+	for opt in "${!want[@]}"; do
+		if [ "${want[$opt]}" = n ]; then
+			grep -q "^$opt=" "$KOBJ/.config" && { echo "config: $opt is set, wanted off" >&2; bad=1; }
+		else
+			grep -qx "$opt=${want[$opt]}" "$KOBJ/.config" ||
+				{ echo "config: wanted $opt=${want[$opt]}, got: $(grep "^$opt=" "$KOBJ/.config" || echo unset)" >&2; bad=1; }
+		fi
+	done
 	[ "$bad" = 0 ] || die "kernel config fragments not honoured (see above)"
 	echo "$stamp" >"$KOBJ/.pks-config-stamp"
 fi
 
+# A line every 30 s while make runs: objects compiled so far of about
+# how many (the count of the last full build, kernel/objects.expected on
+# a fresh machine), and the time.  Enough to tell a long build from a hung
+# one, few enough for a CI log.  PKS_PROGRESS names where they go.
+progress() {
+	local total n
+	total=$(cat "$KOBJ/.pks-objects" 2>/dev/null || cat "$ROOT/kernel/objects.expected")
+	while sleep 30; do
+		n=$(find "$KOBJ" -name '*.o' -newer "$KOBJ/.pks-build-start" | wc -l)
+		echo "# kernel: $n objects compiled (a full build has about $total), $(($(date +%s) - start)) s" >"${PKS_PROGRESS:-/dev/stderr}"
+	done
+}
+
 start=$(date +%s)
 fresh=no
 [ -f "$KOBJ/vmlinux" ] || fresh=yes
+touch "$KOBJ/.pks-build-start"
+progress &
+progress_pid=$!
+trap 'kill $progress_pid 2>/dev/null || true' EXIT
 make_k bzImage
+kill $progress_pid 2>/dev/null || true
+[ "$fresh" = no ] || find "$KOBJ" -name '*.o' | wc -l >"$KOBJ/.pks-objects"
 took=$(($(date +%s) - start))
 echo "kernel: $KOBJ/arch/x86/boot/bzImage built in ${took}s"
 # make bench reports the last from-scratch build from here.

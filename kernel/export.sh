@@ -14,8 +14,9 @@ git -C "$tree" diff --quiet HEAD || die "$tree has uncommitted changes"
 rm -f "$PATCHES"/*.patch
 mkdir -p "$PATCHES"
 # --zero-commit and --no-signature keep re-exports of an unchanged series
-# byte-identical, so git diff shows only real changes.
-git -C "$tree" format-patch -q --cover-letter --zero-commit --no-signature \
+# byte-identical, so git diff shows only real changes; so does a fixed
+# abbreviation length (git picks one from the object count otherwise).
+git -C "$tree" -c core.abbrev=9 format-patch -q --cover-letter --zero-commit --no-signature \
 	--subject-prefix="PATCH RFC v3" -o "$PATCHES" base..HEAD
 
 cover_patch=$(ls "$PATCHES"/0000-cover-letter.patch)

@@ -22,6 +22,8 @@ unpack() {
 	git -C "$KSRC" init -q
 	git -C "$KSRC" config user.name "PKS series"
 	git -C "$KSRC" config user.email "pks@localhost"
+	# An auto gc of 70k new objects would compete with the build for the CPUs.
+	git -C "$KSRC" config gc.auto 0
 	git -C "$KSRC" add -A
 	local ver
 	ver=$(make -s -C "$KSRC" kernelversion)
