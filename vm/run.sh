@@ -6,24 +6,28 @@
 # Usage: vm/run.sh [options] SCRIPT [ARGS...]
 #   --no-pks        CPU without PKS (-cpu max,-pks); default is -cpu max
 #   --timeout SEC   kill the guest after SEC seconds (default 300)
-#   --log FILE      serial console log (default build/vm/console.log)
+#   --log FILE      the script's output (default build/vm/job.log); the
+#                   kernel's console goes to FILE.console
 #   --append ARGS   extra kernel command line
 #   PKS_GUEST_*     environment variables passed on to the guest script
 #   --pmem FILE     NVDIMM backing file (default build/vm/pmem0.img): 1 GiB
 #                   of namespace after the 2 MiB label area, so that the
 #                   region stays 16 MiB aligned for fsdax/devdax
-#   --quiet         do not echo the console to stdout
+#   --allow-taint M taint flags (mask) the run may leave; default TAINT_TEST
+#                   (1<<18): KUnit runs at every boot
+#   --quiet         do not echo the output and console to stdout
 #   --shell         interactive shell instead of SCRIPT (developers)
 #
 # Exit status: the guest script's, or 124 on timeout, or 125 when the
-# console shows a panic, oops, WARNING, BUG or no end sentinel, whatever
-# the script returned.
+# kernel warned, oopsed, stalled or was left tainted, or this run's end
+# sentinel is missing, whatever the script returned (vm/verdict.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${PKS_BUILD_DIR:-$ROOT/build}
 KERNEL=${PKS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
 
-cpu=max timeout=300 log=$BUILD/vm/console.log append="" quiet=0 shell=0
+cpu=max timeout=300 log=$BUILD/vm/job.log append="" quiet=0 shell=0
+allow_taint=$((1 << 18))
 pmem=$BUILD/vm/pmem0.img
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -32,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--append) append="$append $2"; shift ;;
 	--pmem) pmem=$2; shift ;;
+	--allow-taint) allow_taint=$2; shift ;;
 	--quiet) quiet=1 ;;
 	--shell) shell=1 ;;
 	--) shift; break ;;
@@ -67,8 +72,13 @@ trap 'rm -f "$job"' EXIT
 } >"$job"
 
 cmdline="console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=512000"
-cmdline="$cmdline ro init=$ROOT/vm/guest-init pks_job=$job panic=-1 oops=panic"
-cmdline="$cmdline quiet loglevel=4 $append"
+# A run's own id: the verdict never counts a log an earlier run left.
+run_id=$(date +%s%N)-$$
+console=$log.console
+cmdline="$cmdline ro init=$ROOT/vm/guest-init pks_job=$job pks_run=$run_id panic=-1 oops=panic"
+# Every kernel message reaches the console, whatever its level: a WARN or
+# a lockdep report printed at KERN_WARNING must fail the run.
+cmdline="$cmdline ignore_loglevel printk.time=1 $append"
 
 qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu "$cpu" -smp 2
 	-m 1G,slots=2,maxmem=4G
@@ -76,18 +86,23 @@ qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu "$cpu" -smp 2
 	-device nvdimm,id=nv0,memdev=pm0,label-size=2M
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$BUILD/vm/out,mount_tag=out,security_model=none"
-	-kernel "$KERNEL" -append "$cmdline"
+	-kernel "$KERNEL"
 	-display none -monitor none -no-reboot)
 
 if [ "$shell" = 1 ]; then
-	exec "${qemu[@]}" -chardev "stdio,id=con,logfile=$log,signal=off" -serial chardev:con
+	exec "${qemu[@]}" -append "$cmdline" -chardev "stdio,id=con,logfile=$console,signal=off" -serial chardev:con
 fi
 
+# Fresh files for this run, created by us: nothing of an earlier run's
+# output can be read as this run's.
+rm -f "$log" "$console"
 : >"$log"
-"${qemu[@]}" -chardev "file,id=con,path=$log" -serial chardev:con </dev/null &
+: >"$console"
+"${qemu[@]}" -append "$cmdline pks_out=ttyS1" -chardev "file,id=con,path=$console" -serial chardev:con \
+	-chardev "file,id=job,path=$log" -serial chardev:job </dev/null &
 qpid=$!
 if [ "$quiet" = 0 ]; then
-	tail -n +1 -f "$log" --pid=$qpid &
+	tail -q -n +1 -f "$console" "$log" --pid=$qpid &
 fi
 status=0
 timeout_hit=0
@@ -102,4 +117,4 @@ fi
 wait $qpid 2>/dev/null || true
 sleep 0.2
 
-exec "$ROOT/vm/verdict.sh" "$log" "$timeout_hit"
+exec "$ROOT/vm/verdict.sh" "$log" "$console" "$timeout_hit" "$run_id" "$allow_taint"
