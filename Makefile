@@ -10,7 +10,7 @@ DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev
 
 .PHONY: all deps kernel guest-bins tools run shell test bench stress \
-	debug-kernel debug-test check-series export clean
+	check-series export clean
 
 all: kernel guest-bins tools
 
@@ -46,24 +46,15 @@ shell: guest-bins
 test: deps
 	tests/run.sh
 
+# On its own kernel without the debug checks (build/kobj-bench).
 bench: guest-bins tools
 	tests/bench.sh
 
 # Everything at once in one guest, bounded (10 minutes), self-checking.
+# Like every guest run, on the test kernel: lockdep, DEBUG_ENTRY and the
+# atomic-sleep, preempt and list checks are on (kernel/config/debug.config).
 stress: guest-bins tools
 	tests/stress.sh
-
-# The debug kernel (lockdep, DEBUG_ENTRY with objtool's noinstr check,
-# atomic-sleep and preempt checks) in build/kobj-debug, and the guest
-# suites plus the stress run on it.  Not part of make test: it doubles
-# the build time.
-DEBUG_KOBJ := $(CURDIR)/build/kobj-debug
-debug-kernel: deps
-	PKS_KOBJ=$(DEBUG_KOBJ) PKS_EXTRA_CONFIGS=$(CURDIR)/kernel/config/debug/debug.config \
-		kernel/build.sh
-
-debug-test: debug-kernel guest-bins tools
-	tests/debug.sh
 
 # Slow: builds every commit of the series on its own (bisectability).
 check-series: deps

@@ -1,176 +1,291 @@
 #!/usr/bin/env bash
 # make bench: timings measured in one run, written to build/bench/report.md.
-# Numbers, not pass/fail: these machines are noisy.
+# Numbers, not pass/fail: these machines are noisy.  But every number is
+# this run's, on a kernel without the debug checks, from boots whose
+# protection state was verified; anything else is labelled or refused, and
+# a refused run makes the exit status non-zero.
 set -euo pipefail
 . "$(dirname "$0")/../kernel/lib.sh"
 LOGS=${LOGS:-$BUILD/logs}
-
-out=$BUILD/bench
-mkdir -p "$out"
-report=$out/report.md
 runs=${BENCH_RUNS:-3}
+fio_s=${BENCH_FIO_SECONDS:-6}
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-minmax() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {print lo " / " hi}'; }
+# Every file this run reads is written below a directory made empty for
+# it; the published report and chart of an earlier run are removed first,
+# so that a run that stops half-way leaves none to be mistaken for its own.
+out=$BUILD/bench
+mkdir -p "$out/runs"
+find "$out" -maxdepth 1 -type f -delete
+started=$(date -u +%FT%TZ)
+run_dir=$out/runs/$(date -u +%Y%m%dT%H%M%SZ)-$$
+mkdir "$run_dir"
+echo "bench: this run's logs and results in $run_dir" >&2
 
-# One-file kernel rebuild: the file every PKS change touches.
+# The bench kernel: the test kernel's config without lockdep, DEBUG_ENTRY
+# and the other debug checks (they would be what we measure), in its own
+# object directory; every guest below boots it.
+bench_kobj=$BUILD/kobj-bench
+nodebug=$ROOT/kernel/config/bench/nodebug.config
+export PKS_KOBJ=$bench_kobj PKS_EXTRA_CONFIGS=$nodebug
+export PKS_KERNEL=$bench_kobj/arch/x86/boot/bzImage
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f\n", b - a }'; }
+
+# Runs that cannot be used: one line each, shown in the report and on
+# stderr; any of them makes the exit status non-zero.
+invalid=()
+refuse() {
+	invalid+=("$*")
+	echo "bench: INVALID: $*" >&2
+}
+
+build_bench_kernel() {	# LOG: build (or rebuild) it; stop with the log's tail on failure
+	if ! "$ROOT/kernel/build.sh" >>"$1" 2>&1; then
+		tail -n 25 "$1" >&2
+		die "bench kernel build failed (log: $1)"
+	fi
+}
+
+# The options nodebug.config turns off, each checked in the built .config
+# (the build checks it too; the report names them from here).
+nodebug_opts=()
+check_nodebug() {
+	local opt
+	mapfile -t nodebug_opts < <(sed -n 's/^CONFIG_\([A-Z0-9_]*\)=n$/\1/p' "$nodebug")
+	for opt in "${nodebug_opts[@]}"; do
+		if grep -q "^CONFIG_$opt=" "$bench_kobj/.config"; then
+			die "CONFIG_$opt is set in $bench_kobj/.config: not a bench kernel"
+		fi
+	done
+}
+
+echo "bench: building the bench kernel in $bench_kobj" >&2
+kbuild_kind=incremental
+[ -f "$bench_kobj/vmlinux" ] || kbuild_kind="from scratch (ccache may be warm)"
+t0=$(now)
+build_bench_kernel "$run_dir/kernel-build.log"
+kbuild_s=$(since "$t0")
+check_nodebug
+[ -r "$PKS_KERNEL" ] || die "no bench kernel at $PKS_KERNEL"
+
+# One-file rebuild of the bench kernel: the file every PKS change touches.
+echo "bench: $runs one-file rebuilds" >&2
 rebuild=()
 for _ in $(seq "$runs"); do
 	touch "$KSRC/arch/x86/mm/pks.c"
-	s=$(date +%s.%N)
-	"$ROOT/kernel/build.sh" >/dev/null 2>&1
-	rebuild+=("$(echo "$(date +%s.%N) - $s" | bc)")
+	t0=$(now)
+	build_bench_kernel "$run_dir/kernel-rebuild.log"
+	rebuild+=("$(since "$t0")")
 done
 
-# Boot to first test: guest uptime when init starts the job, and host
-# wall time for a whole boot + trivial job + power-off.
-echo '#!/bin/bash' >"$out/true.sh"
-chmod +x "$out/true.sh"
-uptime=() wall=()
-for cpu in pks nopks; do
-	for _ in $(seq "$runs"); do
-		opt=()
-		[ "$cpu" = nopks ] && opt=(--no-pks)
-		s=$(date +%s.%N)
-		"$ROOT/vm/run.sh" --quiet --timeout 120 --log "$out/boot.log" "${opt[@]}" "$out/true.sh"
-		wall+=("$cpu $(echo "$(date +%s.%N) - $s" | bc)")
-		uptime+=("$cpu $(sed -n 's/^PKS-VM-BOOTED uptime=//p' "$out/boot.log")")
+# bench_lines LOG: its "BENCH key=value" / "BENCH key value" lines as
+# "key<TAB>value", the console's CR removed, the last line of a key only.
+bench_lines() {
+	sed -n 's/\r$//; s/^BENCH \([^ =]*\)[ =]\(.*\)$/\1\t\2/p' "$1" |
+		awk -F '\t' '{ v[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; k[++n] = $1 } }
+			END { for (i = 1; i <= n; i++) print k[i] "\t" v[k[i]] }'
+}
+bench_value() {	# LOG KEY: the whole value of KEY's line, if any
+	bench_lines "$1" | awk -F '\t' -v k="$2" '$1 == k { print $2 }'
+}
+
+# in_order RUN A B: "A B" on odd runs, "B A" on even ones, so that drift
+# on the host and cache warmth never favour the same side.
+in_order() {
+	if (($1 % 2)); then echo "$2 $3"; else echo "$3 $2"; fi
+}
+
+# Boot to first test: guest uptime when init starts the job, and host wall
+# time for a whole boot + trivial job + power-off.  The job says whether
+# lockdep runs: a kernel with it is not the bench kernel.
+cat >"$run_dir/boot-job.sh" <<'EOF'
+#!/bin/bash
+if [ -e /proc/lockdep_stats ]; then echo "BENCH lockdep=1"; else echo "BENCH lockdep=0"; fi
+EOF
+chmod +x "$run_dir/boot-job.sh"
+declare -A boot_up=() boot_wall=()
+boot_once() {	# RUN pks|nopks
+	local log=$run_dir/boot-$2-$1.log opt=() t0 wall rc=0 lockdep
+	[ "$2" = nopks ] && opt=(--no-pks)
+	rm -f "$log" "$log.console"
+	t0=$(now)
+	"$ROOT/vm/run.sh" --quiet --timeout 120 --log "$log" "${opt[@]}" "$run_dir/boot-job.sh" || rc=$?
+	wall=$(since "$t0")
+	if [ "$rc" != 0 ]; then
+		refuse "boot $2 run $1: vm/run.sh exited $rc (log: $log)"
+		return
+	fi
+	lockdep=$(bench_value "$log" lockdep)
+	if [ "$lockdep" != 0 ]; then
+		refuse "boot $2 run $1: lockdep=${lockdep:-unknown}, not the bench kernel (log: $log)"
+		return
+	fi
+	boot_wall[$2]+=" $wall"
+	boot_up[$2]+=" $(sed -n 's/\r$//; s/^PKS-VM-BOOTED uptime=//p' "$log" | tail -n 1)"
+}
+echo "bench: $runs boots with PKS and without, alternating" >&2
+for r in $(seq "$runs"); do
+	for cpu in $(in_order "$r" pks nopks); do
+		boot_once "$r" "$cpu"
 	done
 done
 
-# Guest benchmarks, alternating so that drift hits every side alike:
+# Guest benchmarks:
 #   pmem-on / pmem-off   bench-pmem.sh with protection on / off (boot
 #                        parameter): fio raw, ext4-dax, devdax; tracepoints
 #                        on vs off; PKRS writes per I/O; kmap; one window
 #   pksfault, pkstop     the tools attached vs not, in one boot each
-# pm[SIDE:KEY] collects one value per run; pm[SIDE:KEY.raw] the last line.
-declare -A pm
-collect() {	# LOG SIDE: its "BENCH key=value" / "BENCH key value" lines
-	local line k v
-	while IFS= read -r line; do
-		line=${line%$'\r'}	# the serial console ends lines with CR LF
-		line=${line#BENCH }
-		k=${line%%[= ]*}
-		v=${line#"$k"}
-		v=${v#[= ]}
-		pm[$2:$k]="${pm[$2:$k]:-} ${v%% *}"
-		pm[$2:$k.raw]=$v
-	done < <(grep '^BENCH ' "$1")
-}
-guest_bench() {	# RUN SIDE SCRIPT [vm/run.sh options...]
-	local log=$out/$2-$1.log side=$2 script=$3
-	shift 3
-	rm -f "$out/pmem-bench.img"
-	"$ROOT/vm/run.sh" --quiet --timeout 900 --log "$log" \
-		--pmem "$out/pmem-bench.img" "$@" "$ROOT/tests/guest/$script" "$fio_s" ||
-		echo "bench: $side run failed (log: $log)" >&2
-	collect "$log" "$side"
-}
-fio_s=${BENCH_FIO_SECONDS:-6}
-for r in $(seq "$runs"); do
-	guest_bench "$r" pmem-on bench-pmem.sh
-	guest_bench "$r" pmem-off bench-pmem.sh --append dev_access_protection=off
-	guest_bench "$r" pksfault bench-pksfault.sh
-	guest_bench "$r" pkstop bench-pkstop.sh
-done
-rm -f "$out/pmem-bench.img"
+# Run i boots pmem-on then pmem-off, run i+1 the other way round; the
+# guest scripts get i (PKS_GUEST_BENCH_RUN) and alternate their in-boot
+# comparisons the same way.  pm[SIDE:KEY] holds one value per valid boot,
+# pm[SIDE:KEY.raw] the last valid boot's whole line; evidence[SIDE] the
+# protection evidence of each valid boot.
+declare -A pm=() evidence=() valid=()
 
-nums() { printf '%s\n' ${pm[$1]:-} | { grep -E '^[0-9.]+$' || true; }; }
-med() { nums "$1" | median; }
-mm() { nums "$1" | minmax; }
-ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else printf "n/a" }'; }
-row() { # name values...
-	local name=$1
-	shift
-	printf '| %s | %s | %s |\n' "$name" "$(printf '%s\n' "$@" | median)" "$(printf '%s\n' "$@" | minmax)"
+# check_evidence LOG on|off: the boot's own account (bench-lib.sh's
+# protection_evidence) must say device memory was protected (on) or not
+# (off), and that lockdep was off; prints why not and fails otherwise.
+check_evidence() {
+	local ev w words key="" dkey="" off="" cmd="" lockdep=""
+	ev=$(bench_value "$1" protection_evidence)
+	[ -n "$ev" ] || { echo "no protection_evidence line"; return 1; }
+	read -r -a words <<<"$ev"
+	for w in "${words[@]}"; do
+		case $w in
+		key=*) key=${w#*=} ;;
+		dmesg_key=*) dkey=${w#*=} ;;
+		dmesg_off=*) off=${w#*=} ;;
+		cmdline_off=*) cmd=${w#*=} ;;
+		lockdep=*) lockdep=${w#*=} ;;
+		esac
+	done
+	if [ "$lockdep" != 0 ]; then
+		echo "lockdep=${lockdep:-unknown}, not the bench kernel ($ev)"
+		return 1
+	fi
+	case $2 in
+	on)
+		[[ $key =~ ^[0-9]+$ ]] && [ "$dkey" = "$key" ] && [ "$off" = 0 ] && [ "$cmd" = 0 ] && return 0
+		echo "booted for protection on, but the guest says: $ev" ;;
+	off)
+		[ "$key" = none ] && [ "$dkey" = none ] && [ "$off" = 1 ] && [ "$cmd" = 1 ] && return 0
+		echo "booted for protection off, but the guest says: $ev" ;;
+	esac
+	return 1
 }
-# pair LABEL SIDE:KEY BASE-SIDE:BASE-KEY: one comparison row, and the
-# chart's data (label, median, min, max) for both sides.
-chart=$out/throughput.dat
+
+collect() {	# LOG SIDE: one value per key, the first word of its line
+	local k v
+	while IFS=$'\t' read -r k v; do
+		pm[$2:$k]+=" ${v%% *}"
+		pm[$2:$k.raw]=$v
+	done < <(bench_lines "$1")
+}
+
+guest_bench() {	# RUN SIDE on|off SCRIPT [vm/run.sh options...]
+	local run=$1 side=$2 expect=$3 script=$4 log rc=0 why
+	shift 4
+	log=$run_dir/$side-$run.log
+	rm -f "$log" "$log.console" "$run_dir/pmem.img"
+	echo "bench: run $run, $side" >&2
+	PKS_GUEST_BENCH_RUN=$run "$ROOT/vm/run.sh" --quiet --timeout 900 --log "$log" \
+		--pmem "$run_dir/pmem.img" "$@" "$ROOT/tests/guest/$script" "$fio_s" || rc=$?
+	rm -f "$run_dir/pmem.img"
+	if [ "$rc" != 0 ]; then
+		refuse "$side run $run: vm/run.sh exited $rc (log: $log)"
+		return
+	fi
+	if ! why=$(check_evidence "$log" "$expect"); then
+		refuse "$side run $run: $why (log: $log)"
+		return
+	fi
+	collect "$log" "$side"
+	valid[$side]+=" $run"
+	evidence[$side]+="$(bench_value "$log" protection_evidence | sed 's/ lockdep=0$//')"$'\n'
+}
+pmem_side() {	# RUN on|off
+	if [ "$2" = on ]; then
+		guest_bench "$1" pmem-on on bench-pmem.sh
+	else
+		guest_bench "$1" pmem-off off bench-pmem.sh --append dev_access_protection=off
+	fi
+}
+for r in $(seq "$runs"); do
+	for side in $(in_order "$r" on off); do
+		pmem_side "$r" "$side"
+	done
+	guest_bench "$r" pksfault on bench-pksfault.sh
+	guest_bench "$r" pkstop on bench-pkstop.sh
+done
+
+# --- figures ---------------------------------------------------------------
+# summary [full|med|n|range]: of the numbers on stdin (anything else, such
+# as "n/a" or "failed", is no sample): "median M (n=N, min/max L/H)", or
+# "not measured" when there is none; med: the median alone, n: the number
+# of samples, range: "L H" (nothing when there is none).
+summary() {
+	{ grep -E '^[0-9]+(\.[0-9]+)?$' || true; } | sort -g | awk -v mode="${1:-full}" '
+		function f(x) { return x == int(x) ? sprintf("%d", x) : sprintf("%.2f", x) }
+		{ a[++n] = $1 + 0 }
+		END {
+			if (!n) { if (mode == "full") print "not measured"; exit }
+			m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			if (mode == "med") print f(m)
+			else if (mode == "n") print n
+			else if (mode == "range") print f(a[1]), f(a[n])
+			else printf "median %s (n=%d, min/max %s/%s)\n", f(m), n, f(a[1]), f(a[n])
+		}'
+}
+vals() { tr ' ' '\n' <<<"${pm[$1]:-}"; }	# SIDE:KEY: one value per line
+stat() { vals "$1" | summary; }
+med() { vals "$1" | summary med; }
+ratio() {	# A B: A / B, or why there is none
+	if [ -n "$1" ] && [ -n "$2" ]; then
+		awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "n/a (baseline 0)" }'
+	else
+		printf 'n/a (not measured)'
+	fi
+}
+row() {	# NAME VALUES...: a table row of this run's values
+	echo "| $1 | $(printf '%s\n' "${@:2}" | summary) |"
+}
+pair() {	# LABEL SIDE:KEY BASE-SIDE:BASE-KEY: one comparison row
+	echo "| $1 | $(stat "$2") | $(stat "$3") | $(ratio "$(med "$2")" "$(med "$3")") |"
+}
+
+evidence_summary() {	# SIDE: each distinct evidence line of its valid boots, with a count
+	printf '%s' "${evidence[$1]:-}" | sort | uniq -c |
+		awk '{ c = $1; sub(/^ *[0-9]+ /, ""); printf "%s%s (%d boots)", sep, $0, c; sep = "; " }
+			END { if (!NR) printf "none" }'
+}
+
+# Figures this run does not measure, from the logs of earlier commands:
+# each says where and when it was recorded.
+last_record() {	# FILE REGEX: the last line of FILE matching REGEX, if any
+	[ -f "$1" ] || return 0
+	{ grep -E "$2" "$1" || true; } | tail -n 1
+}
+field() {	# RECORD NAME: NAME=value in a record line
+	sed -n "s/.*[[:space:]]$2=\([^[:space:]]*\).*/\1/p" <<<"$1"
+}
+recorded() {	# RECORD FILE WRITER: "S s (...), recorded when by whom in where"
+	local secs
+	secs=$(field "$1" seconds)
+	printf '%s s, recorded %s by %s in %s, not measured in this run' \
+		"${secs:-?}" "${1%% *}" "$3" "${2#"$ROOT"/}"
+}
+
+# The chart: one bar per figure measured in this run, median with min-max.
+chart=$run_dir/throughput.dat
 : >"$chart"
 chart_point() {	# LABEL SIDE:KEY
-	local lo hi
-	read -r lo hi < <(nums "$2" | sort -n | awk 'NR==1{l=$1} {h=$1} END {print l+0, h+0}')
-	printf '"%s"\t%s\t%s\t%s\n' "$1" "$(med "$2")" "$lo" "$hi" >>"$chart"
+	local m lo hi
+	m=$(med "$2")
+	[ -n "$m" ] || return 0
+	read -r lo hi < <(vals "$2" | summary range)
+	printf '"%s (n=%s)"\t%s\t%s\t%s\n' "$1" "$(vals "$2" | summary n)" "$m" "$lo" "$hi" >>"$chart"
 }
-pair() {
-	local a b
-	a=$(med "$2") b=$(med "$3")
-	echo "| $1 | $a | $(mm "$2") | $b | $(mm "$3") | $(ratio "$a" "$b") |"
-}
-last_line() {	# FILE REGEX: seconds= of the last matching record, if any
-	[ -f "$1" ] || return 0
-	{ grep -E "$2" "$1" || true; } | tail -n 1 | sed -n "s/.*seconds=\([0-9]*\).*/\1/p"
-}
-
-{
-	echo "# PKS benchmark report"
-	echo
-	echo "- machine: $(nproc) CPUs, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r)"
-	echo "- kernel: $(git -C "$KSRC" describe --always --tags) ($(make -s -C "$KSRC" kernelversion)), series of $(series | wc -l) patches"
-	echo "- QEMU: $(qemu-system-x86_64 --version | head -n 1), TCG"
-	echo "- $runs runs of each; every figure is the median, with min / max; fio 4k random read/write 50/50, $fio_s s per measurement"
-	echo
-	echo "![throughput per configuration](throughput.svg)"
-	echo
-	echo "## Throughput side by side (IOPS)"
-	echo
-	echo "| configuration | IOPS | min / max | baseline IOPS | min / max | ratio |"
-	echo "|---|---|---|---|---|---|"
-	pair "raw pmem, protection on vs off" pmem-on:raw_iops pmem-off:raw_iops
-	pair "ext4-dax, protection on vs off" pmem-on:ext4dax_iops pmem-off:ext4dax_iops
-	pair "devdax, protection on vs off" pmem-on:devdax_iops pmem-off:devdax_iops
-	pair "raw pmem, pks tracepoints on vs off (same boot)" pmem-on:raw_iops_tracepoints_on pmem-on:raw_iops
-	pair "ext4-dax, pkstop running vs not (same boot)" pkstop:fio_iops_with_pkstop pkstop:fio_iops_without_pkstop
-	pair "ext4-dax, pksfault attached vs not (same boot)" pksfault:fio_iops_pksfault pksfault:fio_iops_plain
-	pair "ext4-dax, pksfault --leak --hist vs not (same boot)" pksfault:fio_iops_pksfault_leak_hist pksfault:fio_iops_plain
-	echo
-	echo "## Cost of a window"
-	echo
-	for k in pkrs_per_io_4k pkrs_per_io_128k; do
-		echo "- PKRS writes per pmem request ($k, msr tracepoint): $(med "pmem-on:$k") (last run: ${pm[pmem-on:$k.raw]:-n/a}); protection off: $(med "pmem-off:$k")"
-	done
-	b0=$(med "pmem-on:kmap_ns_branch0") b1=$(med "pmem-on:kmap_ns_branch1")
-	echo "- kmap_local_page()/kunmap_local() on DRAM: $b0 ns without a protected pgmap, $b1 ns with one ($(mm pmem-on:kmap_ns_branch1)); ratio $(ratio "$b1" "$b0")"
-	w=$(med "pmem-on:window_ns")
-	on=$(med "pmem-on:raw_iops") off=$(med "pmem-off:raw_iops")
-	echo "- one window (dev_access_enable + disable, 2 PKRS writes): $w ns ($(mm pmem-on:window_ns))"
-	echo "- raw pmem, extra time per request with protection: $(awk -v a="$on" -v b="$off" 'BEGIN { if (a > 0 && b > 0) printf "%.0f", 1e9 / a - 1e9 / b; else printf "n/a" }') ns."
-	echo "  Every WRMSR to PKRS makes QEMU flush its whole software TLB, and the"
-	echo "  accesses after it refill it; on hardware a PKRS write costs a few"
-	echo "  hundred cycles and no flush, so these ratios are TCG's, not PKS's."
-	echo
-	echo "## The tools"
-	echo
-	echo "| figure | median | min / max |"
-	echo "|---|---|---|"
-	for hz in 1000 4000 16000 64000; do
-		k=pksfault:pksfault_windows_hz${hz}
-		echo "| pksfault at $hz windows/s requested: events generated / seen per s, dropped | $(med "${k}_generated_per_s") / $(med "${k}_events_seen_per_s") / $(med "${k}_dropped") | seen $(mm "${k}_events_seen_per_s") |"
-	done
-	for n in 1000 5000 20000; do
-		k=pksfault:pksfault_fault_burst${n}
-		echo "| pksfault, burst of $n relaxed stray faults: seen / dropped / seconds | $(med "${k}_seen") / $(med "${k}_dropped") / $(med "${k}_seconds") | seen $(mm "${k}_seen") |"
-	done
-	echo "| pkstop CPU ms per 1 s interval, idle | $(med pkstop:pkstop_cpu_ms_per_interval_idle) | $(mm pkstop:pkstop_cpu_ms_per_interval_idle) |"
-	echo "| pkstop CPU ms per 1 s interval, under fio (first round) | $(med pkstop:pkstop_cpu_ms_per_interval_fio1) | $(mm pkstop:pkstop_cpu_ms_per_interval_fio1) |"
-	echo
-	echo "## Build, boot, test"
-	echo
-	echo "| figure | median | min / max |"
-	echo "|---|---|---|"
-	row "one-file kernel rebuild, s (arch/x86/mm/pks.c, incl. link + BTF)" "${rebuild[@]}"
-	for cpu in pks nopks; do
-		row "boot to first test, guest uptime s ($cpu)" $(printf '%s\n' "${uptime[@]}" | awk -v c=$cpu '$1==c{print $2}')
-		row "boot + job + power-off, host wall s ($cpu)" $(printf '%s\n' "${wall[@]}" | awk -v c=$cpu '$1==c{print $2}')
-	done
-	fs=$(last_line "$LOGS/kernel-build-times" "kobj=kobj .*from_scratch=yes")
-	mt=$(last_line "$LOGS/make-test-times" "failed=0")
-	echo
-	echo "- from-scratch kernel build, last one recorded on this machine (not re-run here: it alone takes longer than this report may): ${fs:-not recorded} s"
-	echo "- full make test, last clean run recorded: ${mt:-not recorded} s"
-} >"$report"
-
 chart_point "raw on" pmem-on:raw_iops
 chart_point "raw off" pmem-off:raw_iops
 chart_point "raw tracing" pmem-on:raw_iops_tracepoints_on
@@ -182,11 +297,12 @@ chart_point "ext4 w/o pkstop" pkstop:fio_iops_without_pkstop
 chart_point "ext4 + pkstop" pkstop:fio_iops_with_pkstop
 chart_point "ext4 w/o pksfault" pksfault:fio_iops_plain
 chart_point "ext4 + pksfault" pksfault:fio_iops_pksfault
-if command -v gnuplot >/dev/null; then
-	gnuplot <<GP || echo "bench: gnuplot failed" >&2
+svg=$run_dir/throughput.svg
+if [ -s "$chart" ] && command -v gnuplot >/dev/null; then
+	gnuplot <<GP || { echo "bench: gnuplot failed" >&2; rm -f "$svg"; }
 set terminal svg size 1000,480 noenhanced font "sans,11"
-set output "$out/throughput.svg"
-set title "fio 4k randrw IOPS under QEMU TCG: median, bars min-max"
+set output "$svg"
+set title "fio 4k randrw IOPS under QEMU TCG: median of n boots, bars min-max"
 set style data histograms
 set style histogram errorbars lw 1
 set style fill solid 0.6
@@ -197,4 +313,128 @@ set key off
 plot "$chart" using 2:3:4:xtic(1)
 GP
 fi
-cat "$report"
+
+report=$run_dir/report.md
+{
+	echo "# PKS benchmark report"
+	echo
+	echo "- run: started $started, logs in ${run_dir#"$ROOT"/}"
+	echo "- machine: $(nproc) CPUs, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r)"
+	echo "- kernel: $(git -C "$KSRC" describe --always --tags) ($(make -s -C "$KSRC" kernelversion)), series of $(series | wc -l) patches," \
+		"built in ${bench_kobj#"$ROOT"/} without ${nodebug_opts[*]} (${nodebug#"$ROOT"/}); every guest boots it"
+	echo "- QEMU: $(qemu-system-x86_64 --version | head -n 1), TCG"
+	echo "- $runs runs of each, compared sides in alternating order (odd runs baseline first, even runs last);" \
+		"fio 4k random read/write 50/50, $fio_s s per measurement, after a warm-up"
+	echo "- every figure: median (n = boots of this run that produced it, min/max); \"not measured\" when none did"
+	echo
+	echo "## Validity"
+	echo
+	for side in pmem-on pmem-off pksfault pkstop; do
+		echo "- $side: valid boots (run index):${valid[$side]:- none} of $runs; protection evidence" \
+			"(key owned by Device Memory, key the kernel announced, its \"turned off\" message, command line):" \
+			"$(evidence_summary "$side")"
+	done
+	echo "- tracepoints on/off order in the valid pmem-on boots, by run:${valid[pmem-on]:- none} ->${pm[pmem-on:order_tracepoints]:- none}"
+	if [ ${#invalid[@]} -eq 0 ]; then
+		echo "- no run refused"
+	else
+		for line in "${invalid[@]}"; do
+			echo "- **INVALID, not used**: ${line//"$ROOT"\//}"
+		done
+	fi
+	echo
+	[ -f "$svg" ] && echo "![throughput per configuration](throughput.svg)" && echo
+	echo "## Throughput side by side (IOPS)"
+	echo
+	echo "| configuration | IOPS | baseline IOPS | ratio of medians |"
+	echo "|---|---|---|---|"
+	pair "raw pmem, protection on vs off" pmem-on:raw_iops pmem-off:raw_iops
+	pair "ext4-dax, protection on vs off" pmem-on:ext4dax_iops pmem-off:ext4dax_iops
+	pair "devdax, protection on vs off" pmem-on:devdax_iops pmem-off:devdax_iops
+	pair "raw pmem, pks tracepoints on vs off (same boot)" pmem-on:raw_iops_tracepoints_on pmem-on:raw_iops
+	pair "ext4-dax, pkstop running vs not (same boot, median of its rounds)" pkstop:fio_iops_with_pkstop pkstop:fio_iops_without_pkstop
+	pair "ext4-dax, pksfault attached vs not (same boot, mean of its rounds)" pksfault:fio_iops_pksfault pksfault:fio_iops_plain
+	pair "ext4-dax, pksfault --leak --hist vs not (same boot, mean of its rounds)" pksfault:fio_iops_pksfault_leak_hist pksfault:fio_iops_plain
+	echo
+	echo "## Cost of a window"
+	echo
+	for k in pkrs_per_io_4k pkrs_per_io_128k; do
+		echo "- PKRS writes per pmem request ($k, msr tracepoint): $(stat "pmem-on:$k") (last valid boot: ${pm[pmem-on:$k.raw]:-none});" \
+			"protection off: $(stat "pmem-off:$k")"
+	done
+	b0=$(med pmem-on:kmap_ns_branch0) b1=$(med pmem-on:kmap_ns_branch1)
+	echo "- kmap_local_page()/kunmap_local() on DRAM, ns: without a protected pgmap $(stat pmem-on:kmap_ns_branch0);" \
+		"with one $(stat pmem-on:kmap_ns_branch1); ratio of medians $(ratio "$b1" "$b0")"
+	echo "- one window (dev_access_enable + disable, 2 PKRS writes), ns: $(stat pmem-on:window_ns)"
+	on=$(med pmem-on:raw_iops) off=$(med pmem-off:raw_iops)
+	echo "- raw pmem, extra time per request with protection (from the medians): $(awk -v a="$on" -v b="$off" \
+		'BEGIN { if (a > 0 && b > 0) printf "%.0f ns", 1e9 / a - 1e9 / b; else printf "n/a (not measured)" }')."
+	echo "  Every WRMSR to PKRS makes QEMU flush its whole software TLB, and the"
+	echo "  accesses after it refill it; on hardware a PKRS write costs a few"
+	echo "  hundred cycles and no flush, so these ratios are TCG's, not PKS's."
+	echo
+	echo "## The tools"
+	echo
+	echo "| figure | value |"
+	echo "|---|---|"
+	for hz in 1000 4000 16000 64000; do
+		k=pksfault:pksfault_windows_hz${hz}
+		echo "| pksfault, $hz windows/s requested: events generated per s | $(stat "${k}_generated_per_s") |"
+		echo "| pksfault, $hz windows/s requested: events seen per s | $(stat "${k}_events_seen_per_s") |"
+		echo "| pksfault, $hz windows/s requested: events dropped | $(stat "${k}_dropped") |"
+	done
+	for n in 1000 5000 20000; do
+		k=pksfault:pksfault_fault_burst${n}
+		echo "| pksfault, burst of $n relaxed stray faults: seen | $(stat "${k}_seen") |"
+		echo "| pksfault, burst of $n relaxed stray faults: dropped | $(stat "${k}_dropped") |"
+		echo "| pksfault, burst of $n relaxed stray faults: seconds | $(stat "${k}_seconds") |"
+	done
+	echo "| pkstop CPU ms per 1 s interval, idle | $(stat pkstop:pkstop_cpu_ms_per_interval_idle) |"
+	echo "| pkstop CPU ms per 1 s interval, under fio (first round) | $(stat pkstop:pkstop_cpu_ms_per_interval_fio1) |"
+	echo
+	echo "## Build, boot, test"
+	echo
+	echo "| figure | value |"
+	echo "|---|---|"
+	echo "| bench kernel build at the start of this run, s (${bench_kobj#"$ROOT"/}, $kbuild_kind) | $kbuild_s (n=1) |"
+	row "one-file rebuild of the bench kernel, s (arch/x86/mm/pks.c, incl. link + BTF)" "${rebuild[@]}"
+	for cpu in pks nopks; do
+		# shellcheck disable=SC2086 # one value per word
+		row "boot to first test, guest uptime s ($cpu)" ${boot_up[$cpu]:-}
+		# shellcheck disable=SC2086
+		row "boot + job + power-off, host wall s ($cpu)" ${boot_wall[$cpu]:-}
+	done
+	echo
+	echo "Not measured in this run (a from-scratch build or make test alone takes longer than this report may):"
+	echo
+	kb=$LOGS/kernel-build-times
+	rec=$(last_record "$kb" ' kobj=kobj .*from_scratch=yes')
+	if [ -n "$rec" ]; then
+		echo "- from-scratch build of the test kernel (build/kobj): $(recorded "$rec" "$kb" kernel/build.sh)"
+	else
+		echo "- from-scratch build of the test kernel (build/kobj): not recorded in ${kb#"$ROOT"/}"
+	fi
+	mt=$LOGS/make-test-times
+	rec=$(last_record "$mt" ' failed=0( |$)')
+	if [ -n "$rec" ]; then
+		echo "- make test, last clean run (failed=0, from scratch: $(field "$rec" from_scratch | grep . || echo "not recorded")):" \
+			"$(recorded "$rec" "$mt" tests/run.sh)"
+	else
+		echo "- make test, last clean run: not recorded in ${mt#"$ROOT"/}"
+	fi
+	rec=$(last_record "$mt" ' from_scratch=yes( |$)')
+	if [ -n "$rec" ]; then
+		echo "- make test from scratch (passed=$(field "$rec" passed) failed=$(field "$rec" failed)): $(recorded "$rec" "$mt" tests/run.sh)"
+	else
+		echo "- make test from scratch: not recorded (no line of ${mt#"$ROOT"/} says from_scratch=yes)"
+	fi
+} >"$report"
+
+# Publish: the report and chart where the README says they are.
+cp "$report" "$out/report.md"
+[ -f "$svg" ] && cp "$svg" "$out/throughput.svg"
+cat "$out/report.md"
+if [ ${#invalid[@]} -gt 0 ]; then
+	echo "bench: ${#invalid[@]} run(s) refused, see \"Validity\" in $out/report.md" >&2
+	exit 1
+fi

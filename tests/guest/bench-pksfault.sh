@@ -7,9 +7,11 @@
 #  - relaxed-mode stray-fault bursts: faults seen vs injected
 #  - fio IOPS on ext4-dax (pmem) without pksfault, with it (faults only),
 #    with windows followed (--hist) and with their opening stacks too
-#    (--leak --hist), interleaved in one boot
+#    (--leak --hist), interleaved in one boot, in an order that flips
+#    every round and every run (PKS_GUEST_BENCH_RUN, bench-lib.sh)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, ns_phys, ns_mode
+. "$(dirname "$0")/bench-lib.sh"	# baseline_first, protection_evidence, mean_of
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKSFAULT=${PKSFAULT:-$ROOT/build/tools/pksfault}
 MODE_KNOB=/sys/module/memremap/parameters/pks_fault_mode
@@ -19,8 +21,7 @@ OUT=$(mktemp -d)
 
 # Wait for the background pksfault to attach (it says so on stderr).
 attached() {
-	local i
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		grep -q 'pksfault: tracing' "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -42,8 +43,13 @@ window_rate() {
 	echo "windows 1 $hz $secs" >"$HOOK"
 	wait "$pid"
 	seen=$(grep -c '"type":"leak"' "$OUT/w.json")
-	counted=$(summary_field "$OUT/w.json" windows_closed)
-	lost=$(summary_field "$OUT/w.json" lost_events)
+	counted=$(summary_field "$OUT/w.json" windows_closed 2>/dev/null)
+	lost=$(summary_field "$OUT/w.json" lost_events 2>/dev/null)
+	# No summary: pksfault failed, and its figures must not read as zeros.
+	if [ -z "$counted" ] || [ -z "$lost" ]; then
+		echo "BENCH pksfault_windows_hz${hz} no-summary"
+		return
+	fi
 	echo "BENCH pksfault_windows_hz${hz}_generated_per_s $((counted / secs))"
 	echo "BENCH pksfault_windows_hz${hz}_events_seen_per_s $((seen / secs))"
 	echo "BENCH pksfault_windows_hz${hz}_dropped $lost"
@@ -66,10 +72,13 @@ fault_burst() {
 	echo "BENCH pksfault_fault_burst${n}_seconds $(python3 -c "print(round($t1 - $t0, 2))")"
 }
 
-fio_iops() {	# [pksfault options...]: fio 4k randrw on ext4-dax, total IOPS
+# [pksfault options...]: fio 4k randrw on ext4-dax, total IOPS, or nothing
+# when fio failed (its JSON is removed first: never the previous run's)
+fio_iops() {
 	local cmd=(fio --name=bench --filename="$MNT/bench.dat" --size=256M --rw=randrw --bs=4k
 		--ioengine=psync --direct=1 --time_based --runtime="$RUNTIME" --randrepeat=1
 		--output-format=json --output="$OUT/fio.json")
+	rm -f "$OUT/fio.json"
 	if [ $# -gt 0 ]; then
 		"$PKSFAULT" "$@" -- "${cmd[@]}" >"$OUT/gate.out" 2>&1 ||
 			{ echo "BENCH pksfault_gate_failed $*"; sed 's/^/# /' "$OUT/gate.out" | tail -5; } >&2
@@ -78,10 +87,26 @@ fio_iops() {	# [pksfault options...]: fio 4k randrw on ext4-dax, total IOPS
 	fi
 	python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
-print(round(j["read"]["iops"] + j["write"]["iops"]))' "$OUT/fio.json"
+print(round(j["read"]["iops"] + j["write"]["iops"]))' "$OUT/fio.json" 2>/dev/null
 }
 
+# The variants compared in one boot: what each runs and its BENCH name.
+variants=(plain faults hist windows)
+declare -A bench_name=([plain]=fio_iops_plain [faults]=fio_iops_pksfault
+	[hist]=fio_iops_pksfault_hist [windows]=fio_iops_pksfault_leak_hist)
+measure() {	# VARIANT: one fio run under it, its IOPS
+	case $1 in
+	plain) fio_iops ;;
+	faults) fio_iops --json ;;
+	hist) fio_iops --json --hist ;;
+	windows) fio_iops --json --leak 1000 --hist ;;
+	esac
+}
+# ratio A B of two means, 3 decimals; nothing when either is missing
+ratio() { [ -n "$1" ] && [ -n "$2" ] && python3 -c "print(round($1 / max($2, 1), 3))"; }
+
 [ -x "$PKSFAULT" ] || { echo "BENCH pksfault_missing 1"; exit 1; }
+protection_evidence	# first: the boot's messages are all still in dmesg
 ns_mode fsdax mem
 if [ -e "$HOOK" ]; then
 	for hz in 1000 4000 16000 64000; do
@@ -92,28 +117,35 @@ if [ -e "$HOOK" ]; then
 	done
 fi
 mkdir -p "$MNT"
-mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 "$MNT" ||
-	{ echo "BENCH ext4dax_mount_failed 1"; exit 1; }
-# Interleaved rounds (plain, traced, traced with windows), so drift and
-# other load on the host hit all three alike; each variant's mean.
+if ! mkfs.ext4 -q -F -b 4096 /dev/pmem0 || ! mount -o dax /dev/pmem0 "$MNT"; then
+	echo "BENCH ext4dax_mount_failed 1"
+	exit 1
+fi
+# Interleaved rounds (plain, faults only, --hist, --leak --hist), so
+# drift and other load on the host hit all alike; the order flips every round and
+# every run.  Each variant's mean over the rounds that produced a figure.
 fio_iops >/dev/null	# warm-up: lays out the file, converts unwritten extents
-declare -A sum=()
+declare -A runs=()
 rounds=${FIO_ROUNDS:-2}
 for r in $(seq 1 "$rounds"); do
-	v=$(fio_iops); sum[plain]=$((${sum[plain]:-0} + v)); echo "BENCH fio_iops_plain_round$r $v"
-	v=$(fio_iops --json); sum[faults]=$((${sum[faults]:-0} + v)); echo "BENCH fio_iops_pksfault_round$r $v"
-	v=$(fio_iops --json --hist); sum[hist]=$((${sum[hist]:-0} + v))
-	echo "BENCH fio_iops_pksfault_hist_round$r $v"
-	v=$(fio_iops --json --leak 1000 --hist); sum[windows]=$((${sum[windows]:-0} + v))
-	echo "BENCH fio_iops_pksfault_leak_hist_round$r $v"
+	order=("${variants[@]}")
+	baseline_first "$r" || order=(windows hist faults plain)
+	echo "BENCH fio_order_round$r ${order[*]}"
+	for v in "${order[@]}"; do
+		iops=$(measure "$v")
+		runs[$v]+=" $iops"
+		echo "BENCH ${bench_name[$v]}_round$r ${iops:-failed}"
+	done
 done
-base=$((sum[plain] / rounds))
-echo "BENCH fio_iops_plain $base"
-echo "BENCH fio_iops_pksfault $((sum[faults] / rounds))"
-echo "BENCH fio_iops_pksfault_hist $((sum[hist] / rounds))"
-echo "BENCH fio_iops_pksfault_leak_hist $((sum[windows] / rounds))"
-echo "BENCH fio_ratio_pksfault $(python3 -c "print(round(${sum[faults]} / max(${sum[plain]}, 1), 3))")"
-echo "BENCH fio_ratio_pksfault_hist $(python3 -c "print(round(${sum[hist]} / max(${sum[plain]}, 1), 3))")"
-echo "BENCH fio_ratio_pksfault_leak_hist $(python3 -c "print(round(${sum[windows]} / max(${sum[plain]}, 1), 3))")"
+declare -A mean=()
+for v in "${variants[@]}"; do
+	# shellcheck disable=SC2086 # one value per word
+	mean[$v]=$(mean_of ${runs[$v]})
+	# shellcheck disable=SC2086
+	echo "BENCH ${bench_name[$v]} ${mean[$v]:-failed} (rounds measured: $(numbers ${runs[$v]} | wc -l) of $rounds)"
+done
+echo "BENCH fio_ratio_pksfault $(ratio "${mean[faults]}" "${mean[plain]}")"
+echo "BENCH fio_ratio_pksfault_hist $(ratio "${mean[hist]}" "${mean[plain]}")"
+echo "BENCH fio_ratio_pksfault_leak_hist $(ratio "${mean[windows]}" "${mean[plain]}")"
 umount "$MNT"
 rm -rf "$OUT"

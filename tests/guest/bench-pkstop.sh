@@ -1,11 +1,13 @@
 #!/bin/bash
 # What pkstop costs: fio throughput on ext4-dax with pkstop running vs not
-# (same boot, alternating), and the CPU time pkstop itself uses per
+# (same boot, alternating: which goes first flips every round and every
+# run, PKS_GUEST_BENCH_RUN), and the CPU time pkstop itself uses per
 # interval, idle and under fio.  Prints "BENCH name=value" lines (the
 # format of bench-pmem.sh, which tests/bench.sh parses).
 #   bench-pkstop.sh [FIO_SECONDS] [ROUNDS]
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, ns_mode
+. "$(dirname "$0")/bench-lib.sh"	# baseline_first, protection_evidence, median_of
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKSTOP=${PKSTOP:-$ROOT/build/tools/pkstop}
 RUNTIME=${1:-8}
@@ -20,7 +22,7 @@ fio_iops() {
 		--randrepeat=1 --output-format=json 2>/dev/null |
 		python3 -c 'import json, sys
 j = json.load(sys.stdin)["jobs"][0]
-print(round(j["read"]["iops"] + j["write"]["iops"]))'
+print(round(j["read"]["iops"] + j["write"]["iops"]))' 2>/dev/null
 }
 
 # pkstop's CPU time per interval two ways: the median of what it reports
@@ -56,6 +58,7 @@ print(round(statistics.median(v), 2) if v else "n/a")' "$OUT/$1.json")
 		-v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "n/a" }') (intervals $((n - N0)))"
 }
 
+protection_evidence	# first: the boot's messages are all still in dmesg
 ns_mode fsdax mem || { echo "BENCH error=ns_mode"; exit 1; }
 if ! mkfs.ext4 -q -F -b 4096 /dev/pmem0 || ! mount -o dax /dev/pmem0 "$MNT"; then
 	echo "BENCH error=mount"
@@ -68,17 +71,29 @@ start_pkstop idle
 sleep "$RUNTIME"
 stop_pkstop idle
 
+# One fio without pkstop, one with it running (its CPU time under fio).
+without_pkstop() { off+=("$(fio_iops)"); }
+with_pkstop() {
+	start_pkstop "fio$1"
+	on+=("$(fio_iops)")
+	stop_pkstop "fio$1"
+}
 off=() on=()
 for r in $(seq "$ROUNDS"); do
-	off+=("$(fio_iops)")
-	start_pkstop "fio$r"
-	on+=("$(fio_iops)")
-	stop_pkstop "fio$r"
+	if baseline_first "$r"; then
+		echo "BENCH pkstop_order_round$r=without-first"
+		without_pkstop
+		with_pkstop "$r"
+	else
+		echo "BENCH pkstop_order_round$r=with-first"
+		with_pkstop "$r"
+		without_pkstop
+	fi
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-m_off=$(median "${off[@]}")
-m_on=$(median "${on[@]}")
-echo "BENCH fio_iops_without_pkstop=$m_off (runs: ${off[*]})"
-echo "BENCH fio_iops_with_pkstop=$m_on (runs: ${on[*]})"
-echo "BENCH fio_ratio_with_vs_without_pkstop=$(awk -v a="$m_on" -v b="$m_off" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }')"
+# Medians over the rounds that produced a figure; the runs list shows them all.
+m_off=$(median_of "${off[@]}")
+m_on=$(median_of "${on[@]}")
+echo "BENCH fio_iops_without_pkstop=${m_off:-failed} (runs: ${off[*]})"
+echo "BENCH fio_iops_with_pkstop=${m_on:-failed} (runs: ${on[*]})"
+echo "BENCH fio_ratio_with_vs_without_pkstop=$(awk -v a="$m_on" -v b="$m_off" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else print "n/a" }')"
 umount "$MNT"

@@ -35,7 +35,7 @@ kunit_ok() {
 check "KUnit pks_allocator: alloc/free, exhaustion, invalid frees, update" kunit_ok
 
 check "test_pks: context switch across all CPUs" "$GUEST_BIN/test_pks"
-check "protection_keys (user pkeys) selftest" "$GUEST_BIN/protection_keys"
+check "protection_keys (user pkeys) selftest: all tests OK" pku_selftest
 
 cpu_cycle() {
 	local c=/sys/devices/system/cpu/cpu1/online

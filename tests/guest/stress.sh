@@ -109,16 +109,21 @@ for job in ext4 raw devdax; do
 	rc=$(cat "$OUT/fio-$job.rc")
 	ios=$(awk -F';' '{ print $6 + $47 }' "$OUT/fio-$job.out" 2>/dev/null | tail -n 1)
 	echo "# fio $job: rc $rc, ${ios:-?} I/Os"
-	[ "$rc" = 0 ] && pass "fio verify on $job: clean" ||
-		{ fail "fio verify on $job (rc $rc)"; tail -n 5 "$OUT/fio-$job.out" | sed 's/^/#   /'; }
+	[ "$rc" = 0 ] && [ "${ios:-0}" -gt 0 ] 2>/dev/null && pass "fio verify on $job: clean, $ios I/Os" ||
+		{ fail "fio verify on $job (rc $rc, ${ios:-no} I/Os)"; tail -n 5 "$OUT/fio-$job.out" | sed 's/^/#   /'; }
 done
 read -r churn churn_bad <"$OUT/churn"
 [ "$churn" -gt 0 ] && [ "$churn_bad" = 0 ] && pass "key churn: $churn rounds of alloc-all/test/free-all, all PASS" ||
 	fail "key churn: $churn rounds, $churn_bad failed"
-[ "$(cat $OUT/hotplug)" -gt 0 ] && pass "CPU 1 went offline and online $(cat $OUT/hotplug) times" ||
-	fail "CPU hotplug did not cycle"
-[[ "$stress_out" =~ mismatches=0\ unexpected_faults=0 ]] && [[ "$stress_out" =~ windows=[1-9] ]] &&
-	pass "stress hook: zero mismatches, zero unexpected faults" || fail "stress hook ($stress_out)"
+[ "$(cat $OUT/hotplug)" -gt 0 ] && [ "$(cat /sys/devices/system/cpu/cpu1/online)" = 1 ] &&
+	[ "$(grep -c '^processor' /proc/cpuinfo)" = 2 ] &&
+	pass "CPU 1 went offline and online $(cat $OUT/hotplug) times and is back online" ||
+	fail "CPU hotplug did not cycle, or CPU 1 is not back online"
+[[ "$stress_out" =~ mismatches=0\ unexpected_faults=0 ]] &&
+	[[ "$stress_out" =~ cpus=2\ windows=[1-9][0-9]*\ irq_checks=[1-9][0-9]*\ ipis=[1-9] ]] &&
+	[[ ! "$stress_out" =~ expected_faults=0$ ]] &&
+	pass "stress hook: windows, handler checks, IPIs and expected faults all happened; zero mismatches, zero unexpected faults" ||
+	fail "stress hook ($stress_out)"
 echo 0 >$T/events/pks/enable
 unexpected=$(grep -c 'pks_fault:' $T/trace)
 grep -m3 'pks_fault:' $T/trace | sed 's/^/#   /'

@@ -1,0 +1,110 @@
+#!/bin/bash
+# Real kernel paths onto protected device memory, beyond the test hooks.
+# The test kernel carries CONFIG_PKS_DEBUG: wherever the hardware would
+# check the key but QEMU's TCG does not (cache write-back of pmem), it
+# WARNs when no window is open, and the host fails the run on any WARN.
+#   realpaths.sh   fsync/msync of dirty shared DAX mappings (ext4-dax),
+#                  softirqs run from local_bh_enable() inside a window,
+#                  S3 suspend/resume keeps every CPU's PKRS default
+set -uo pipefail
+SUITE=realpaths
+. "$(dirname "$0")/lib.sh"
+
+MNT=/mnt/pmem
+mkdir -p "$MNT"
+
+# Write a pattern through a shared mapping, msync (dax_writeback_one ->
+# dax_flush on the keyed direct map), fsync, and read it back through
+# read(2), compared with the pattern's checksum taken in DRAM.
+shared_mapping_sync() {	# FILE SIZE
+	python3 - "$1" "$2" <<'PY'
+import hashlib, mmap, os, sys
+path, size = sys.argv[1], int(sys.argv[2])
+pat = os.urandom(size)
+fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+os.ftruncate(fd, size)
+m = mmap.mmap(fd, size, mmap.MAP_SHARED)
+m[:] = pat
+m.flush()            # msync(MS_SYNC): writes back the dirty DAX entries
+m[0:4096] = pat[0:4096][::-1]
+os.fsync(fd)         # fsync: the same write-back through the file
+m.close()
+os.close(fd)
+want = pat[0:4096][::-1] + pat[4096:]
+got = open(path, "rb").read()
+sys.exit(0 if hashlib.sha256(got).digest() == hashlib.sha256(want).digest() else 1)
+PY
+}
+
+check "fsdax namespace" ns_mode fsdax mem
+check "ext4 with DAX on /dev/pmem0" bash -c "mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 $MNT && grep -q '$MNT ext4 .*dax' /proc/mounts"
+check "msync + fsync of a dirty shared DAX mapping, data read back" shared_mapping_sync "$MNT/shared" $((8 << 20))
+check "ext4: unmount and fsck clean" bash -c "umount $MNT && fsck.ext4 -fn /dev/pmem0"
+
+# Softirqs run from local_bh_enable() in a thread that holds a window:
+# they get the default PKRS and depth 0, as interrupts do, and the
+# thread's window is intact afterwards.
+out=$(hook softirq "$(inj_phys)")
+echo "# $out"
+check "softirq from local_bh_enable(): no window, default PKRS, page closed; the thread's window intact" \
+	test "$out" = "softirq ran=Y depth=0 pkrs=0x55555554 blocked=Y thread_depth=1 thread_open=Y"
+
+# S3, last: the boot CPU comes back from suspend with PKRS 0 unless the
+# kernel restores it; the other CPUs come back through CPU hotplug.  The
+# 9p root does not survive the resume (virtio-9p has no PM restore), so
+# everything after it uses bash builtins only, and this script ends the
+# run itself: no process with a file open on the root can exit any more.
+# bash parses a whole function before it runs it: nothing of this file
+# is read from the (lost) root after the resume.
+s3_last() {
+	local phys rc before after out
+	phys=$(inj_phys)
+	check "S3 is available (/sys/power/state lists mem, an RTC to wake us)" \
+		bash -c "grep -qw mem /sys/power/state && test -w /sys/class/rtc/rtc0/wakealarm"
+	read -r before </sys/power/suspend_stats/success
+	# pks_run is guest-init's: the job ends the run itself (vm/end-run.sh).
+	pks_run=$(tr '\0' '\n' </proc/1/environ | sed -n 's/^pks_run=//p')
+	. "$(dirname "$0")/../../vm/end-run.sh"
+	# What rtcwake does, with builtins: its own code, faulted in from the
+	# root after the resume, would hang.
+	echo 0 >/sys/class/rtc/rtc0/wakealarm
+	echo +3 >/sys/class/rtc/rtc0/wakealarm
+	echo mem >/sys/power/state
+	rc=$?
+	read -r after </sys/power/suspend_stats/success
+	[ "$rc" = 0 ] && [ "$after" = $((before + 1)) ] &&
+		pass "S3 suspend and resume by the RTC alarm (suspend_stats/success $before -> $after)" ||
+		fail "S3 suspend and resume (rtcwake exit $rc, suspend_stats/success $before -> $after)"
+
+	builtin_hook() {	# COMMAND...: hook() without cat
+		local out
+		echo "$*" >"$HOOK" && read -r out <"$HOOK" && echo "$out"
+	}
+	resumed_pkrs_default() {
+		local cpu msr cache n=0 out
+		while read -r cpu _ msr _ cache; do
+			n=$((n + 1))
+			[ "$msr" = 0x55555554 ] && [ "$cache" = 0x55555554 ] ||
+				{ echo "# $cpu pkrs $msr cache $cache"; return 1; }
+		done <"$DBG/pks_cpu_pkrs"
+		[ "$n" = 2 ] || { echo "# $n CPUs listed"; return 1; }
+		out=$(builtin_hook threads)
+		[[ "$out" =~ ^threads\ checked=[1-9][0-9]*\ open=0$ ]] || { echo "# $out"; return 1; }
+	}
+	if out=$(resumed_pkrs_default); then
+		pass "after resume: every CPU's PKRS and every thread's window are the default"
+	else
+		fail "after resume: every CPU's PKRS and every thread's window are the default"
+		echo "$out"
+	fi
+	out=$(builtin_hook inject "$phys" $INJ_LEN 20 9 nowindow)
+	echo "# after resume: $out"
+	[ "$out" = "inject nowindow attempted=20 blocked=20 landed=0" ] &&
+		pass "after resume: stray writes are still blocked" ||
+		fail "after resume: stray writes are still blocked"
+	echo "# $SUITE: $failures failed"
+	[ "$failures" -eq 0 ]
+	end_run 1 $?
+}
+
+s3_last
