@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build bzImage (with BTF) from build/linux into build/kobj, using ccache.
-# Config: x86_64_defconfig + kvm_guest.config + kernel/config/*.config, or
-# the fragments named in PKS_CONFIGS (the debug kernel adds its own).
+# Config: x86_64_defconfig + kvm_guest.config + kernel/config/*.config, plus
+# the fragments in PKS_EXTRA_CONFIGS (make bench adds bench/nodebug.config).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
