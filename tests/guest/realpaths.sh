@@ -62,8 +62,8 @@ s3_last() {
 	check "S3 is available (/sys/power/state lists mem, an RTC to wake us)" \
 		bash -c "grep -qw mem /sys/power/state && test -w /sys/class/rtc/rtc0/wakealarm"
 	read -r before </sys/power/suspend_stats/success
-	# pks_run is guest-init's: the job ends the run itself (vm/end-run.sh).
-	pks_run=$(tr '\0' '\n' </proc/1/environ | sed -n 's/^pks_run=//p')
+	# The job ends the run itself (vm/end-run.sh); pks_run, the boot's id,
+	# came to it from init's environment.
 	. "$(dirname "$0")/../../vm/end-run.sh"
 	# What rtcwake does, with builtins: its own code, faulted in from the
 	# root after the resume, would hang.
