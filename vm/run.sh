@@ -79,6 +79,9 @@ cmdline="$cmdline ro init=$ROOT/vm/guest-init pks_job=$job pks_run=$run_id panic
 # Every kernel message reaches the console, whatever its level: a WARN or
 # a lockdep report printed at KERN_WARNING must fail the run.
 cmdline="$cmdline ignore_loglevel printk.time=1 $append"
+# No KASLR: every address the console or a timeout report prints can be
+# looked up in System.map as it is.
+cmdline="$cmdline nokaslr"
 
 qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu "$cpu" -smp 2
 	-m 1G,slots=2,maxmem=4G
@@ -87,10 +90,10 @@ qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu "$cpu" -smp 2
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$BUILD/vm/out,mount_tag=out,security_model=none"
 	-kernel "$KERNEL"
-	-display none -monitor none -no-reboot)
+	-display none -no-reboot)
 
 if [ "$shell" = 1 ]; then
-	exec "${qemu[@]}" -append "$cmdline" -chardev "stdio,id=con,logfile=$console,signal=off" -serial chardev:con
+	exec "${qemu[@]}" -monitor none -append "$cmdline" -chardev "stdio,id=con,logfile=$console,signal=off" -serial chardev:con
 fi
 
 # Fresh files for this run, created by us: nothing of an earlier run's
@@ -98,7 +101,11 @@ fi
 rm -f "$log" "$console"
 : >"$log"
 : >"$console"
-"${qemu[@]}" -append "$cmdline pks_out=ttyS1" -chardev "file,id=con,path=$console" -serial chardev:con \
+# A monitor on two FIFOs, for what the guest cannot say once it hangs.
+mon=$(mktemp -u "$BUILD/vm/jobs/mon.XXXXXX")
+mkfifo "$mon.in" "$mon.out"
+trap 'rm -f "$job" "$mon.in" "$mon.out"' EXIT
+"${qemu[@]}" -monitor "pipe:$mon" -append "$cmdline pks_out=ttyS1" -chardev "file,id=con,path=$console" -serial chardev:con \
 	-chardev "file,id=job,path=$log" -serial chardev:job </dev/null &
 qpid=$!
 if [ "$quiet" = 0 ]; then
@@ -112,6 +119,7 @@ for ((i = 0; i < timeout * 10; i++)); do
 done
 if kill -0 $qpid 2>/dev/null; then
 	timeout_hit=1
+	"$ROOT/vm/cpu-state.sh" "$mon" "$(dirname "$KERNEL")/../../../System.map" >"$log.cpus" 2>&1 || true
 	kill $qpid 2>/dev/null || true
 fi
 wait $qpid 2>/dev/null || true

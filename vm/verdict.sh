@@ -27,8 +27,19 @@ reason() {
 }
 
 if [ "$timed_out" = 1 ]; then
-	echo "vm: timed out; last console lines:" >&2
-	tail -n 20 "$console" >&2
+	# What a reader of a CI log needs first: where the kernel first
+	# complained, then where the job and the kernel stopped.
+	echo "vm: timed out" >&2
+	first=$(grep -nE -m1 "$splat" "$console" 2>/dev/null | cut -d: -f1 || true)
+	if [ -n "$first" ]; then
+		echo "vm: first kernel splat, console line $first:" >&2
+		sed -n "$((first > 3 ? first - 3 : 1)),$((first + 12))p" "$console" >&2
+	fi
+	echo "vm: last job lines:" >&2
+	tail -n 4 "$log" >&2 2>/dev/null || true
+	echo "vm: last console lines:" >&2
+	tail -n 12 "$console" >&2
+	cat "$log.cpus" >&2 2>/dev/null || true
 	exit 124
 fi
 

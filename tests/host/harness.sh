@@ -73,6 +73,20 @@ boot "[    1.0] ok" "$clean_done"
 rc=0
 "$ROOT/vm/verdict.sh" "$t/job" "$t/console" 1 "$id" 262144 2>/dev/null || rc=$?
 [ "$rc" = 124 ] && tap_ok "verdict: a timeout -> exit 124" || tap_not_ok "verdict: a timeout -> exit $rc, want 124"
+# A hung guest's report names the kernel's first complaint and where each
+# vCPU was (vm/cpu-state.sh's lines), not only the last console lines.
+boot "$(printf '[    2.0] rcu: INFO: rcu_preempt self-detected stall on CPU\n%s' "$(seq -f '[    3.0] filler %g' 30)")" ""
+echo "vm: vCPU 0: RIP ffffffff81029409 amd_e400_idle+0x39" >"$t/job.cpus"
+rc=0
+report=$("$ROOT/vm/verdict.sh" "$t/job" "$t/console" 1 "$id" 262144 2>&1) || rc=$?
+if [ "$rc" = 124 ] && grep -q 'first kernel splat, console line 2' <<<"$report" &&
+	grep -q 'self-detected stall' <<<"$report" && grep -q 'vCPU 0: RIP' <<<"$report"; then
+	tap_ok "verdict: a timeout report shows the first splat and each vCPU's RIP"
+else
+	tap_not_ok "verdict: a timeout report shows the first splat and each vCPU's RIP (exit $rc)"
+	sed 's/^/#   /' <<<"$report"
+fi
+rm -f "$t/job.cpus"
 
 # --- plans ---------------------------------------------------------------
 plan_case() {	# DESCRIPTION WANT(ok|not ok) PLAN_TEXT COMMANDS: run in a subshell;
