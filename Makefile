@@ -7,7 +7,8 @@ SHELL := /bin/bash
 DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	linux-source-6.1 python3 cpio kmod git xz-utils \
 	qemu-system-x86 ndctl e2fsprogs fio util-linux procps gnuplot-nox \
-	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev
+	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev \
+	xfsprogs stress-ng dmsetup
 
 .PHONY: all deps kernel guest-bins tools run shell test bench stress \
 	check-series export clean

@@ -146,6 +146,10 @@ if [ "$kernel_ok" = 1 ]; then
 	rm -f "$img"
 	guest_suite realpaths "--pmem $img" "$guest/realpaths.sh"
 	rm -f "$img"
+	# Real workloads on every namespace type under the pksfault gate,
+	# relaxed mode then strict.
+	guest_suite workloads "--pmem $img" "$guest/workloads.sh"
+	rm -f "$img"
 	guest_suite isolation "--pmem $img" "$guest/isolation.sh" full
 	rm -f "$img"
 	guest_suite isolation-relaxed-boot "--pmem $img --append memremap.pks_fault_mode=relaxed" \

@@ -91,6 +91,26 @@ ns_mode() {
 	ndctl create-namespace -f -e namespace0.0 --mode="$1" --align=2M "${map[@]}" >/dev/null
 }
 
+# Sub-dividing the region into several namespaces needs a label area.
+ns_split_region() {
+	{
+		ndctl destroy-namespace -f all && ndctl disable-region all &&
+			ndctl init-labels -f all && ndctl enable-region all
+	} >/dev/null 2>&1
+}
+
+# make_ns MODE SIZE: create a namespace, print its device name (pmem0.1,
+# dax0.2) and the namespace's name
+make_ns() {
+	ndctl create-namespace -r region0 -m "$1" -s "$2" --align=2M |
+		python3 -c 'import json, sys
+ns = json.load(sys.stdin)
+print(ns.get("blockdev") or ns["daxregion"]["devices"][0]["chardev"], ns["dev"])'
+}
+ns_start() {	# NAMESPACE: its physical start (hex) from /proc/iomem
+	awk -F' : ' -v ns="$1" '$2 == ns { split($1, r, "-"); gsub(/ /, "", r[1]); print r[1]; exit }' /proc/iomem
+}
+
 # The device-memory test hooks (lib/pks/dev_access_test.c).
 HOOK=$DBG/pks_dev_access
 

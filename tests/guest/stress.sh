@@ -18,22 +18,7 @@ MNT=/mnt/pmem
 OUT=/tmp/stress
 mkdir -p "$OUT" "$MNT"
 
-# make_ns MODE SIZE: create a namespace, print its device name
-make_ns() {
-	ndctl create-namespace -r region0 -m "$1" -s "$2" --align=2M |
-		python3 -c 'import json, sys
-ns = json.load(sys.stdin)
-print(ns.get("blockdev") or ns["daxregion"]["devices"][0]["chardev"], ns["dev"])'
-}
-ns_start() {	# NAMESPACE: its physical start (hex) from /proc/iomem
-	awk -F' : ' -v ns="$1" '$2 == ns { split($1, r, "-"); gsub(/ /, "", r[1]); print r[1]; exit }' /proc/iomem
-}
-
-# Sub-dividing the region needs a label area: initialise it.
-{
-	ndctl destroy-namespace -f all && ndctl disable-region all &&
-		ndctl init-labels -f all && ndctl enable-region all
-} >/dev/null 2>&1
+ns_split_region
 cd "$OUT"
 read -r ext4_dev _ < <(make_ns fsdax 320M) || true
 read -r raw_dev raw_ns < <(make_ns fsdax 320M) || true
