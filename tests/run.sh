@@ -147,9 +147,10 @@ if [ "$kernel_ok" = 1 ]; then
 	guest_suite realpaths "--pmem $img" "$guest/realpaths.sh"
 	rm -f "$img"
 	# Real workloads on every namespace type under the pksfault gate,
-	# relaxed mode then strict.
-	guest_suite workloads "--pmem $img" "$guest/workloads.sh"
-	rm -f "$img"
+	# relaxed mode then strict; a disk whose I/O swiotlb bounces.
+	rm -f "$BUILD/vm/bounce.img"
+	guest_suite workloads "--pmem $img --disk $BUILD/vm/bounce.img --append swiotlb=force" "$guest/workloads.sh"
+	rm -f "$img" "$BUILD/vm/bounce.img"
 	guest_suite isolation "--pmem $img" "$guest/isolation.sh" full
 	rm -f "$img"
 	guest_suite isolation-relaxed-boot "--pmem $img --append memremap.pks_fault_mode=relaxed" \
@@ -172,7 +173,7 @@ if [ "$kernel_ok" = 1 ]; then
 	# Everything at once (make stress runs it for 240 s).
 	img=$BUILD/vm/stress.img
 	rm -f "$img"
-	PKS_GUEST_STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-120} \
+	PKS_GUEST_STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-90} \
 		guest_suite stress "--pmem $img" "$guest/stress.sh"
 	rm -f "$img"
 else

@@ -13,6 +13,9 @@
 #   --pmem FILE     NVDIMM backing file (default build/vm/pmem0.img): 1 GiB
 #                   of namespace after the 2 MiB label area, so that the
 #                   region stays 16 MiB aligned for fsdax/devdax
+#   --disk FILE     a 64 MiB virtio-blk disk (/dev/vda) that uses the DMA
+#                   API (iommu_platform=on): with swiotlb=force on the
+#                   command line, all its I/O is bounced
 #   --allow-taint M taint flags (mask) the run may leave; default TAINT_TEST
 #                   (1<<18): KUnit runs at every boot
 #   --quiet         do not echo the output and console to stdout
@@ -27,7 +30,7 @@ BUILD=${PKS_BUILD_DIR:-$ROOT/build}
 KERNEL=${PKS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
 
 cpu=max timeout=300 log=$BUILD/vm/job.log append="" quiet=0 shell=0
-allow_taint=$((1 << 18))
+allow_taint=$((1 << 18)) disk=""
 pmem=$BUILD/vm/pmem0.img
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--append) append="$append $2"; shift ;;
 	--pmem) pmem=$2; shift ;;
+	--disk) disk=$2; shift ;;
 	--allow-taint) allow_taint=$2; shift ;;
 	--quiet) quiet=1 ;;
 	--shell) shell=1 ;;
@@ -91,6 +95,12 @@ qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu "$cpu" -smp 2
 	-virtfs "local,path=$BUILD/vm/out,mount_tag=out,security_model=none"
 	-kernel "$KERNEL"
 	-display none -no-reboot)
+
+if [ -n "$disk" ]; then
+	[ -f "$disk" ] || truncate -s 64M "$disk"
+	qemu+=(-drive "file=$disk,if=none,id=vd0,format=raw"
+		-device virtio-blk-pci,drive=vd0,disable-legacy=on,iommu_platform=on)
+fi
 
 if [ "$shell" = 1 ]; then
 	exec "${qemu[@]}" -monitor none -append "$cmdline" -chardev "stdio,id=con,logfile=$console,signal=off" -serial chardev:con

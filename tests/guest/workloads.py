@@ -187,8 +187,30 @@ def reflink_cow(path, size):
     expect("reflink source", read_file(path), pat)
 
 
+def bounce(path, size, disk="/dev/vda"):
+    """O_DIRECT to and from a disk whose DMA swiotlb bounces, with the user
+    buffer on DAX pages: swiotlb copies from and to the device pages."""
+    pat = os.urandom(size)
+    fresh(path, pat)
+    fd = os.open(path, os.O_RDWR)
+    dev = os.open(disk, os.O_RDWR | os.O_DIRECT)
+    with mmap.mmap(fd, size, mmap.MAP_SHARED) as m:
+        if os.pwritev(dev, [m], 0) != size:          # bounce: DAX -> swiotlb
+            sys.exit("short O_DIRECT write")
+        m[:] = bytes(size)
+        if os.preadv(dev, [m], 0) != size:           # bounce: swiotlb -> DAX
+            sys.exit("short O_DIRECT read")
+        expect("DAX buffer after an O_DIRECT read", m[:], pat)
+    os.close(fd)
+    disk_copy = mmap.mmap(-1, size)
+    os.preadv(dev, [disk_copy], 0)
+    os.close(dev)
+    expect("disk after an O_DIRECT write from a DAX buffer", disk_copy[:], pat)
+
+
 WORKLOADS = {f.__name__.replace("_", "-"): f for f in
-             (mmap_sync, private_cow, holes, direct, sendfile, peer_reads, reflink_cow)}
+             (mmap_sync, private_cow, holes, direct, sendfile, peer_reads, reflink_cow,
+              bounce)}
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in WORKLOADS:

@@ -5,7 +5,8 @@
 # Every workload checks its data (tests/guest/workloads.py, fio verify).
 # Any WARN of CONFIG_PKS_DEBUG's oracle (a flush with no window open)
 # fails the run on the host.
-#   workloads.sh          the battery in relaxed mode, then strict mode
+#   workloads.sh          the battery in relaxed mode, then strict mode;
+#                         booted with swiotlb=force and vm/run.sh --disk
 #   workloads.sh --group GROUP MODE FS_DEV DAX_DEV CACHE_DEV
 #                         one group, run by the gate (internal)
 set -uo pipefail
@@ -60,6 +61,13 @@ group() {	# GROUP MODE FS_DEV DAX_DEV CACHE_DEV
 		;;
 	writecache)
 		writecache_group "$cache_dev"
+		;;
+	swiotlb)
+		check "swiotlb: ext4 -o dax on /dev/$fs_dev" bash -c "mkfs.ext4 -q -F -b 4096 /dev/$fs_dev &&
+			mount -o dax /dev/$fs_dev $MNT"
+		check "swiotlb: O_DIRECT between /dev/vda (bounced) and a buffer on DAX pages" \
+			$WL bounce "$MNT/bounce"
+		check "swiotlb: unmount" umount "$MNT"
 		;;
 	esac
 	[ "$failures" -eq 0 ]
@@ -128,10 +136,21 @@ if [ -z "${fs_dev:-}" ] || [ -z "${cache_dev:-}" ] || [ -z "${dax_dev:-}" ]; the
 fi
 pass "three namespaces created (fsdax for ext4/xfs, fsdax for dm-writecache, devdax)"
 
+# Every I/O to /dev/vda goes through swiotlb: the boot forces it, and the
+# disk uses the DMA API (VIRTIO_F_ACCESS_PLATFORM, feature bit 33).
+vda_bounced() {
+	local dev features
+	grep -qw 'swiotlb=force' /proc/cmdline || { echo "no swiotlb=force"; return 1; }
+	dev=$(basename "$(readlink -f /sys/block/vda/device)")
+	features=$(cat "/sys/bus/virtio/devices/$dev/features")
+	[ "${features:33:1}" = 1 ] || { echo "$dev features $features: no ACCESS_PLATFORM"; return 1; }
+}
+check "/dev/vda's DMA goes through swiotlb (swiotlb=force, VIRTIO_F_ACCESS_PLATFORM)" vda_bounced
+
 for mode in relaxed strict; do
 	echo "$mode" >"$MODE_KNOB"
 	check "$mode: fault mode set" grep -qx "$mode" "$MODE_KNOB"
-	for g in ext4 xfs devdax writecache; do
+	for g in ext4 xfs devdax writecache swiotlb; do
 		gate "$mode" "$g"
 	done
 done
