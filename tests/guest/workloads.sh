@@ -76,7 +76,7 @@ group() {	# GROUP MODE FS_DEV DAX_DEV CACHE_DEV
 # dm-writecache in pmem mode: the target keeps the cache's address for its
 # whole life and copies to and from it, flushes it, reads its metadata.
 writecache_group() {	# CACHE_DEV
-	local cache=/dev/$1 origin sectors want
+	local cache=/dev/$1 origin sectors want table
 	truncate -s 64M "$OUT/origin.img"
 	origin=$(losetup -f --show "$OUT/origin.img") || { fail "writecache: loop device"; return; }
 	sectors=$(blockdev --getsz "$origin")
