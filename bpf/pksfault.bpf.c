@@ -10,6 +10,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "pksfault.h"
 
@@ -49,6 +50,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pksfault_stats);
 } stats SEC(".maps");
+
+/*
+ * When each thread last closed a window we had not seen open: lets the
+ * task iterator drop a window it found open but that closed while it
+ * looked (see pksfault_seed_windows).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} unmatched_close_ns SEC(".maps");
 
 /* Scratch for building a window record: too big for the BPF stack. */
 struct {
@@ -143,6 +156,8 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	e->duration_ns = 0;
 	e->open_caller = 0;
 	e->close_caller = 0;
+	e->win_flags = 0;
+	e->pad2 = 0;
 	e->stack_sz = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
@@ -217,6 +232,7 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	else
 		w->stack_sz = 0;
 	w->inner = 0;
+	w->flags = 0;
 	if (bpf_map_update_elem(&windows, &wkey, w, BPF_ANY))
 		count(PKSFAULT_STAT_WIN_UNTRACKED);	/* map full: say so */
 	else
@@ -262,7 +278,12 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 	wkey = window_key((__u32)bpf_get_current_pid_tgid(), c);
 	w = bpf_map_lookup_elem(&windows, &wkey);
 	if (!w) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
 		count(PKSFAULT_STAT_WIN_UNMATCHED);
+		now = bpf_ktime_get_ns();
+		if (c == PKSFAULT_CTX_TASK)
+			bpf_map_update_elem(&unmatched_close_ns, &tid, &now, BPF_ANY);
 		return 0;
 	}
 	if (w->inner) {		/* an exception handler's window closes */
@@ -288,8 +309,10 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 			e->pid = w->pid;
 			e->tid = w->tid;
 			__builtin_memcpy(e->comm, w->comm, sizeof(e->comm));
-			e->key = w->key;
+			/* A window found open at attach learns its key only now. */
+			e->key = w->key >= 0 ? w->key : key;
 			e->ctx = c;
+			e->win_flags = w->flags;
 			e->open_ns = w->start_ns;
 			e->duration_ns = dur;
 			e->open_caller = w->caller;
@@ -300,6 +323,61 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 		}
 	}
 	bpf_map_delete_elem(&windows, &wkey);
+	return 0;
+}
+
+/*
+ * Run once right after the tracepoints are attached: every thread found
+ * with a window open was opened before we attached, so no open event will
+ * ever tell us about it.  Seed its window with the attach time as start
+ * (held "at least" that long), so that it is swept and gated like any
+ * other.  Softirq-context windows are not visible here (their depth is
+ * saved on the softirq's stack), nor are the idle tasks'.
+ *
+ * The race: the window may close between reading the depth and inserting
+ * the seed.  Its close event then finds no window and stamps
+ * unmatched_close_ns[tid] later than @now; a stamp that recent means the
+ * seed is stale and goes.
+ */
+SEC("iter/task")
+int pksfault_seed_windows(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct pksfault_window *w;
+	__u64 now, wkey, *closed;
+	__u32 zero = 0, tid;
+
+	if (!task || !track_windows)
+		return 0;
+	if (!bpf_core_field_exists(task->dev_page_access_ref))
+		return 0;	/* a kernel without device-memory protection */
+	now = bpf_ktime_get_ns();
+	if (!BPF_CORE_READ(task, dev_page_access_ref))
+		return 0;
+	tid = BPF_CORE_READ(task, pid);
+	if (target_tid && tid != target_tid)
+		return 0;
+	if (target_pid && BPF_CORE_READ(task, tgid) != target_pid)
+		return 0;
+	w = bpf_map_lookup_elem(&scratch, &zero);
+	if (!w)
+		return 0;
+	__builtin_memset(w, 0, sizeof(*w));
+	w->start_ns = now;
+	w->pid = BPF_CORE_READ(task, tgid);
+	w->tid = tid;
+	w->key = -1;
+	w->flags = PKSFAULT_WIN_SEEDED;
+	bpf_probe_read_kernel_str(w->comm, sizeof(w->comm), task->comm);
+	wkey = (__u64)tid << 2 | PKSFAULT_CTX_TASK;
+	if (bpf_map_update_elem(&windows, &wkey, w, BPF_NOEXIST))
+		return 0;	/* its open was seen after all, or the map is full */
+	closed = bpf_map_lookup_elem(&unmatched_close_ns, &tid);
+	if (closed && *closed >= now) {
+		bpf_map_delete_elem(&windows, &wkey);
+		return 0;
+	}
+	count(PKSFAULT_STAT_WIN_SEEDED);
 	return 0;
 }
 

@@ -36,12 +36,19 @@ enum pksfault_stat {
 	PKSFAULT_STAT_WIN_UNMATCHED,	/* close with no open seen (opened before attach) */
 	PKSFAULT_STAT_IRQ_EVENTS,	/* dev_access events in hardirq/NMI, ignored */
 	PKSFAULT_STAT_LEAKS,		/* windows closed after more than --leak MS */
+	PKSFAULT_STAT_WIN_SEEDED,	/* found open at attach by the task iterator */
 	PKSFAULT_STAT_NR,
 };
 
 struct pksfault_stats {
 	__u64 v[PKSFAULT_STAT_NR];
 };
+
+/*
+ * Found open when pksfault attached: start_ns is the attach time, caller
+ * and stack are unknown, key is -1 until the window is seen closing.
+ */
+#define PKSFAULT_WIN_SEEDED	1
 
 /* An open outermost window, keyed by thread (CPU for idle) and context. */
 struct pksfault_window {
@@ -52,7 +59,7 @@ struct pksfault_window {
 	__s32 key;
 	__s32 stack_sz;		/* bytes in stack[], or -errno */
 	__u32 inner;		/* exception handlers' windows opened inside this one */
-	__u32 pad;
+	__u32 flags;		/* PKSFAULT_WIN_* */
 	char comm[PKSFAULT_TASK_COMM_LEN];
 	__u64 stack[PKSFAULT_MAX_STACK];
 };
@@ -83,6 +90,8 @@ struct pksfault_event {
 	__u64 duration_ns;
 	__u64 open_caller;
 	__u64 close_caller;
+	__u32 win_flags;	/* leak: the window's PKSFAULT_WIN_* */
+	__u32 pad2;
 	__u64 stack[PKSFAULT_MAX_STACK];	/* fault: at the fault; leak: at open */
 };
 

@@ -25,6 +25,7 @@
 #include "pksfault_fmt.h"
 #include "pksfault_opts.h"
 #include "pksfault_report.h"
+#include "pksfault_windows.h"
 #include "pksfault.skel.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -32,6 +33,7 @@ static volatile sig_atomic_t stop_signal;
 static struct pksfault_opts opts;
 static struct pksfault_env env;
 static struct pksfault_report report;
+static struct pksfault_windows windows;
 
 static void on_signal(int sig)
 {
@@ -67,7 +69,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 		break;
 	case PKSFAULT_EV_LEAK:
 		report_add_leak(&report, e);
-		pksfault_print_leak(stdout, &env, e);
+		pksfault_print_leak(stdout, &env, e, windows_closed(&windows, e->tid, e->open_ns));
 		break;
 	}
 	return 0;
@@ -156,23 +158,23 @@ static void read_stats(struct pksfault_bpf *skel)
 	free(percpu);
 }
 
-/* Windows still open now: listed with how long so far (--leak), counted for --hist. */
-static void list_open_windows(struct pksfault_bpf *skel)
+/* BPF runs the kernel skipped (a program already running on that CPU). */
+static uint64_t recursion_misses(struct pksfault_bpf *skel)
 {
-	int fd = bpf_map__fd(skel->maps.windows);
-	struct pksfault_window w;
-	__u64 key, next, *prev = NULL;
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	struct bpf_prog_info info;
+	struct bpf_program *prog;
+	uint64_t misses = 0;
+	__u32 len;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &w))
-			continue;	/* closed meanwhile */
-		report_add_open(&report, now > w.start_ns ? now - w.start_ns : 0);
-		if (opts.leak_ms >= 0)
-			pksfault_print_open(stdout, &env, &w, now);
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (bpf_program__fd(prog) < 0)
+			continue;	/* not loaded */
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			misses += info.recursion_misses;
 	}
+	return misses;
 }
 
 static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
@@ -200,6 +202,8 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 			fprintf(stderr, "pksfault: ring buffer: %s\n", strerror(-err));
 			return PKSFAULT_EXIT_ERROR;
 		}
+		/* A leak is reported within one poll of crossing the threshold. */
+		windows_sweep(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC));
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
@@ -225,6 +229,7 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 int main(int argc, char **argv)
 {
 	struct ring_buffer *rb = NULL;
+	struct bpf_link *iter = NULL;
 	struct pksfault_bpf *skel;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err, ret = PKSFAULT_EXIT_ERROR;
@@ -258,6 +263,7 @@ int main(int argc, char **argv)
 		/* Untraced windows then cost nothing: no trampoline on the hot path. */
 		bpf_program__set_autoload(skel->progs.dev_access_enable, false);
 		bpf_program__set_autoload(skel->progs.dev_access_disable, false);
+		bpf_program__set_autoload(skel->progs.pksfault_seed_windows, false);
 	}
 	err = pksfault_bpf__load(skel);
 	if (err) {
@@ -277,6 +283,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	setup_env();
+	windows.map_fd = bpf_map__fd(skel->maps.windows);
+	windows.leak_ns = skel->rodata->leak_ns;
+	if (skel->rodata->track_windows) {
+		/* After attaching: a window opened from now on is seen opening. */
+		iter = bpf_program__attach_iter(skel->progs.pksfault_seed_windows, NULL);
+		err = iter ? windows_seed(bpf_link__fd(iter)) : -errno;
+		if (err) {
+			fprintf(stderr, "pksfault: cannot look for windows open before attach: %s\n",
+				strerror(-err));
+			goto out;
+		}
+	}
 	report.leak_enabled = opts.leak_ms >= 0;
 	report.leak_ms = opts.leak_ms;
 	report.hist_enabled = opts.hist;
@@ -294,13 +312,16 @@ int main(int argc, char **argv)
 	pksfault_bpf__detach(skel);
 	ring_buffer__consume(rb);
 	read_stats(skel);
+	report.recursion_misses = recursion_misses(skel);
 	if (skel->rodata->track_windows) {
 		memcpy(report.hist, (const void *)skel->bss->hist, sizeof(report.hist));
-		list_open_windows(skel);
+		windows_list_open(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC),
+				  opts.leak_ms >= 0);
 	}
 	report_print(stdout, &env, &report);
 	ret = report_exit_code(&report);
 out:
+	bpf_link__destroy(iter);
 	ring_buffer__free(rb);
 	pksfault_bpf__destroy(skel);
 	ksyms_free(env.ks);

@@ -204,55 +204,80 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 	pksfault_print_stack(f, env, e->stack, e->stack_sz, e->ip, "      ");
 }
 
-/* Leak and still-open windows share their fields. */
-static void print_window(FILE *f, const struct pksfault_env *env, const char *type,
-			 uint64_t ts_ns, __u32 cpu, __u32 pid, __u32 tid, const char *comm_raw,
-			 int key, uint64_t held_ns, uint64_t open_caller, uint64_t close_caller,
-			 const __u64 *stack, int stack_sz)
+/*
+ * Leak, leak end and still-open records share their fields.  A window
+ * found open at attach has no opener: "opened_by=before-attach" and a
+ * held time that counts from the attach.
+ */
+static void print_window(FILE *f, const struct pksfault_env *env, const struct window_view *v)
 {
 	char when[32], opener[SYM_LEN], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
-	bool open = !strcmp(type, "open_window");
+	bool before = v->flags & PKSFAULT_WIN_SEEDED;
+	const char *owner = v->key >= 0 ? pksfault_owner(env, v->key, NULL) : "key unknown";
 
-	snprintf(comm, sizeof(comm), "%.*s", PKSFAULT_TASK_COMM_LEN, comm_raw);
-	ksyms_format(env->ks, open_caller, opener, sizeof(opener));
-	ksyms_format(env->ks, close_caller, closer, sizeof(closer));
+	snprintf(comm, sizeof(comm), "%.*s", PKSFAULT_TASK_COMM_LEN, v->comm);
+	ksyms_format(env->ks, v->open_caller, opener, sizeof(opener));
+	ksyms_format(env->ks, v->close_caller, closer, sizeof(closer));
 	if (env->json) {
-		fprintf(f, "{\"type\":\"%s\",", type);
-		json_task(f, env, ts_ns, cpu, pid, tid, comm);
-		fprintf(f, ",\"key\":%d,\"owner\":", key);
-		json_print_string(f, pksfault_owner(env, key, NULL));
+		fprintf(f, "{\"type\":\"%s\",", v->type);
+		json_task(f, env, v->ts_ns, v->cpu, v->pid, v->tid, comm);
+		fprintf(f, ",\"key\":%d,\"owner\":", v->key);
+		json_print_string(f, owner);
 		fprintf(f, ",\"held_ms\":%.3f,\"held_ns\":%" PRIu64 ",\"still_open\":%s,"
-			"\"opened_by\":", held_ns / 1e6, held_ns, open ? "true" : "false");
-		json_print_string(f, opener);
+			"\"opened_before_attach\":%s,\"opened_by\":", v->held_ns / 1e6, v->held_ns,
+			v->still_open ? "true" : "false", before ? "true" : "false");
+		if (before)
+			fputs("null", f);
+		else
+			json_print_string(f, opener);
 		fputs(",\"closed_by\":", f);
-		if (open)
+		if (v->still_open)
 			fputs("null", f);
 		else
 			json_print_string(f, closer);
 		fputs(",\"stack\":", f);
-		pksfault_json_stack(f, env, stack, stack_sz, 0);
+		pksfault_json_stack(f, env, v->stack, v->stack_sz, 0);
 		fputs("}\n", f);
 		return;
 	}
 	fprintf(f, "%s %s pid=%u tid=%u comm=%s key=%d (%s) %s %.3f ms opened_by=%s%s%s\n",
-		pksfault_time(env, ts_ns, when, sizeof(when)), open ? "OPEN" : "LEAK", pid, tid,
-		comm, key, pksfault_owner(env, key, NULL), open ? "held so far" : "held",
-		held_ns / 1e6, opener, open ? "" : " closed_by=", open ? "" : closer);
-	if (stack_sz)
+		pksfault_time(env, v->ts_ns, when, sizeof(when)), v->label, v->pid, v->tid, comm,
+		v->key, owner, v->still_open ? "held so far" : "held", v->held_ns / 1e6,
+		before ? "before-attach" : opener, v->still_open ? "" : " closed_by=",
+		v->still_open ? "" : closer);
+	if (v->stack_sz > 0)
 		fprintf(f, "    opened at:\n");
-	pksfault_print_stack(f, env, stack, stack_sz, 0, "      ");
+	pksfault_print_stack(f, env, v->stack, v->stack_sz, 0, "      ");
 }
 
-void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e)
+void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e,
+			 bool reported_open)
 {
-	print_window(f, env, "leak", e->ts_ns, e->cpu, e->pid, e->tid, e->comm, e->key,
-		     e->duration_ns, e->open_caller, e->close_caller, e->stack, e->stack_sz);
+	struct window_view v = {
+		.type = reported_open ? "leak_end" : "leak",
+		.label = reported_open ? "LEAK-END" : "LEAK",
+		.ts_ns = e->ts_ns, .cpu = e->cpu, .pid = e->pid, .tid = e->tid,
+		.comm = e->comm, .key = e->key, .flags = e->win_flags,
+		.held_ns = e->duration_ns,
+		.open_caller = e->open_caller, .close_caller = e->close_caller,
+		/* Its stack went out with the first report. */
+		.stack = e->stack, .stack_sz = reported_open ? 0 : e->stack_sz,
+	};
+
+	print_window(f, env, &v);
 }
 
 void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct pksfault_window *w,
-			 uint64_t now_ns)
+			 uint64_t now_ns, bool leak)
 {
-	print_window(f, env, "open_window", w->start_ns, 0, w->pid, w->tid, w->comm, w->key,
-		     now_ns > w->start_ns ? now_ns - w->start_ns : 0, w->caller, 0, w->stack,
-		     w->stack_sz);
+	struct window_view v = {
+		.type = leak ? "leak" : "open_window",
+		.label = leak ? "LEAK" : "OPEN",
+		.ts_ns = leak ? now_ns : w->start_ns, .pid = w->pid, .tid = w->tid,
+		.comm = w->comm, .key = w->key, .flags = w->flags, .still_open = true,
+		.held_ns = now_ns > w->start_ns ? now_ns - w->start_ns : 0,
+		.open_caller = w->caller, .stack = w->stack, .stack_sz = w->stack_sz,
+	};
+
+	print_window(f, env, &v);
 }

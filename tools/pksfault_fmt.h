@@ -32,11 +32,34 @@ uint16_t pksfault_keymask(const struct pksfault_env *env, int key);
 const char *pksfault_ctx_name(int ctx);
 
 void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e);
-/* A window closed after more than the --leak threshold. */
-void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e);
-/* A window still open at exit, held @now_ns - start so far. */
+/* What a window record shows (the leak and open printers fill it). */
+struct window_view {
+	const char *type;	/* JSON "type": leak, leak_end, open_window */
+	const char *label;	/* text: LEAK, LEAK-END, OPEN */
+	uint64_t ts_ns;
+	__u32 cpu, pid, tid;
+	const char *comm;	/* not NUL-terminated at PKSFAULT_TASK_COMM_LEN */
+	int key;		/* -1: found open at attach, not seen closing */
+	__u32 flags;		/* PKSFAULT_WIN_* */
+	bool still_open;
+	uint64_t held_ns;
+	__u64 open_caller, close_caller;
+	const __u64 *stack;
+	int stack_sz;
+};
+
+/*
+ * A window closed after more than the --leak threshold; @reported_open:
+ * it was already reported as a leak while open, and this is its end.
+ */
+void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e,
+			 bool reported_open);
+/*
+ * A window still open at @now_ns: @leak, a leak crossing the threshold
+ * (reported once, as soon as a sweep sees it), else listed at exit.
+ */
 void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct pksfault_window *w,
-			 uint64_t now_ns);
+			 uint64_t now_ns, bool leak);
 /*
  * Index of the first frame worth showing: the one at @ip (a fault's
  * interrupted context) if present, else the first below the BPF program

@@ -65,7 +65,9 @@ void report_add_open(struct pksfault_report *r, uint64_t held_ns)
 
 uint64_t report_lost(const struct pksfault_report *r)
 {
-	return r->stats.v[PKSFAULT_STAT_LOST] + r->stats.v[PKSFAULT_STAT_WIN_UNTRACKED];
+	/* A skipped run may be a fault or an open never seen: as bad as a drop. */
+	return r->stats.v[PKSFAULT_STAT_LOST] + r->stats.v[PKSFAULT_STAT_WIN_UNTRACKED] +
+	       r->recursion_misses;
 }
 
 int report_exit_code(const struct pksfault_report *r)
@@ -151,11 +153,15 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 		PRIu64 ",\"windows_opened\":%" PRIu64 ",\"windows_closed\":%" PRIu64
 		",\"windows_unmatched\":%" PRIu64 ",\"irq_events_ignored\":%" PRIu64
 		",\"lost_events\":%" PRIu64 ",\"ringbuf_drops\":%" PRIu64
-		",\"untracked_windows\":%" PRIu64, r->leaks, r->open_leaks, r->open_windows,
+		",\"untracked_windows\":%" PRIu64 ",\"recursion_misses\":%" PRIu64
+		",\"leaks_reported_open\":%" PRIu64 ",\"windows_open_at_attach\":%" PRIu64,
+		r->leaks, r->open_leaks, r->open_windows,
 		(uint64_t)st->v[PKSFAULT_STAT_WIN_OPENED], (uint64_t)st->v[PKSFAULT_STAT_WIN_CLOSED],
 		(uint64_t)st->v[PKSFAULT_STAT_WIN_UNMATCHED],
 		(uint64_t)st->v[PKSFAULT_STAT_IRQ_EVENTS], report_lost(r),
-		(uint64_t)st->v[PKSFAULT_STAT_LOST], (uint64_t)st->v[PKSFAULT_STAT_WIN_UNTRACKED]);
+		(uint64_t)st->v[PKSFAULT_STAT_LOST], (uint64_t)st->v[PKSFAULT_STAT_WIN_UNTRACKED],
+		r->recursion_misses, r->leaks_reported_open,
+		(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED]);
 	if (r->hist_enabled) {
 		fputs(",\"hist_usecs\":", f);
 		hist_json_log2(f, r->hist, PKSFAULT_HIST_SLOTS);
@@ -210,12 +216,15 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 		fprintf(f, "  ... %d more distinct stacks\n", r->nr_stacks - SUMMARY_STACKS);
 	if (r->leak_enabled)
 		fprintf(f, "leaks (windows held > %ld ms): %" PRIu64 " closed, %" PRIu64
-			" still open\n", r->leak_ms, r->leaks, r->open_leaks);
+			" still open (%" PRIu64 " reported while open)\n", r->leak_ms, r->leaks,
+			r->open_leaks, r->leaks_reported_open);
 	if (r->leak_enabled || r->hist_enabled)
 		fprintf(f, "windows: %" PRIu64 " opened, %" PRIu64 " closed, %" PRIu64
-			" open at exit, %" PRIu64 " closes without a traced open, %" PRIu64
-			" hardirq/NMI events ignored\n", (uint64_t)st->v[PKSFAULT_STAT_WIN_OPENED],
+			" open at exit, %" PRIu64 " open at attach, %" PRIu64
+			" closes without a traced open, %" PRIu64 " hardirq/NMI events ignored\n",
+			(uint64_t)st->v[PKSFAULT_STAT_WIN_OPENED],
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_CLOSED], r->open_windows,
+			(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED],
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_UNMATCHED],
 			(uint64_t)st->v[PKSFAULT_STAT_IRQ_EVENTS]);
 	if (r->hist_enabled) {
@@ -223,8 +232,9 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 		hist_print_log2(f, r->hist, PKSFAULT_HIST_SLOTS, "usecs");
 	}
 	fprintf(f, "events lost: %" PRIu64 " (ring buffer full %" PRIu64 ", windows untracked %"
-		PRIu64 ")\n", report_lost(r), (uint64_t)st->v[PKSFAULT_STAT_LOST],
-		(uint64_t)st->v[PKSFAULT_STAT_WIN_UNTRACKED]);
+		PRIu64 ", BPF runs skipped %" PRIu64 ")\n", report_lost(r),
+		(uint64_t)st->v[PKSFAULT_STAT_LOST], (uint64_t)st->v[PKSFAULT_STAT_WIN_UNTRACKED],
+		r->recursion_misses);
 	if (r->cmd_ran) {
 		if (r->cmd_signal)
 			fprintf(f, "command killed by signal %d\n", r->cmd_signal);

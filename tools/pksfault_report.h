@@ -29,6 +29,8 @@ struct pksfault_report {
 	uint64_t leaks;			/* closed after more than the threshold */
 	uint64_t open_leaks;		/* still open at exit, past the threshold */
 	uint64_t open_windows;		/* still open at exit, any age */
+	uint64_t leaks_reported_open;	/* leaks reported by a sweep before closing */
+	uint64_t recursion_misses;	/* BPF runs the kernel skipped (prog info) */
 	struct pksfault_stats stats;	/* BPF counters, summed over CPUs */
 	uint64_t hist[PKSFAULT_HIST_SLOTS];
 	bool hist_enabled;

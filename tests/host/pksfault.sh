@@ -28,7 +28,7 @@ if python3 - "$t/lines.json" <<'PY'; then
 import json, sys
 objs = [json.loads(line) for line in open(sys.argv[1])]
 types = [o["type"] for o in objs]
-assert types == ["fault", "fault", "leak", "open_window", "summary"], types
+assert types == ["fault", "fault", "leak", "open_window", "leak", "leak_end", "summary"], types
 f = objs[0]
 assert f["comm"] == 'we"ird\\sh', f["comm"]
 assert f["device"] == "namespace0.0" and f["device_offset"] == "0x4000000", f
@@ -44,9 +44,16 @@ l = objs[2]
 assert l["held_ms"] == 512.346 and l["opened_by"] == "leak_thread+0x40" and not l["still_open"]
 o = objs[3]
 assert o["still_open"] and o["closed_by"] is None and o["opened_by"] == "pmem_submit_bio+0x10 [nd_pmem]"
-s = objs[4]
+b = objs[4]
+assert b["still_open"] and b["opened_before_attach"] and b["opened_by"] is None and b["key"] == -1
+assert b["held_ms"] == 3000.0 and b["closed_by"] is None, b
+e = objs[5]
+assert not e["still_open"] and e["opened_before_attach"] and e["stack"] == [], e
+assert not o["opened_before_attach"] and not l["opened_before_attach"]
+s = objs[6]
 assert s["faults"] == 2 and s["faults_by_key"] == [{"key": 1, "owner": "Device Memory", "count": 2}]
 assert s["leaks"] == 1 and s["still_open_leaks"] == 1 and s["lost_events"] == 0
+assert s["leaks_reported_open"] == 1 and s["recursion_misses"] == 0
 assert s["hist_usecs"] == [{"from": 4, "to": 7, "count": 5}]
 assert s["command"] == ["sh", "-c", 'echo "hi"\t\\'] and s["command_exit"] == 0
 assert s["verdict"] == "found" and s["exit"] == 1

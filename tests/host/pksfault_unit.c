@@ -345,6 +345,38 @@ static void sample_leak(struct pksfault_event *e)
 	e->stack_sz = sizeof(__u64);
 }
 
+static void sample_window(struct pksfault_window *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->start_ns = 1000;
+	w->pid = w->tid = 9;
+	strcpy(w->comm, "fio");
+	w->key = 1;
+	w->caller = 0xffffffffc0001010ULL;
+}
+
+/* Windows still open: a leak found by a sweep, one open before attach. */
+static void test_format_open(const struct pksfault_env *env)
+{
+	struct pksfault_window w;
+	char *buf = NULL;
+
+	sample_window(&w);
+	CAPTURE(buf, pksfault_print_open(OUT, env, &w, 250001000ULL, true));
+	ok(strstr(buf, " LEAK pid=9 tid=9 comm=fio key=1 (Device Memory) held so far 250.000 ms"
+		  " opened_by=pmem_submit_bio+0x10 [nd_pmem]\n") != NULL,
+	   "text leak still open: reported with how long so far, no closer");
+	free(buf);
+	w.flags = PKSFAULT_WIN_SEEDED;
+	w.key = -1;
+	w.caller = 0;
+	CAPTURE(buf, pksfault_print_open(OUT, env, &w, 250001000ULL, false));
+	ok(strstr(buf, " OPEN pid=9 tid=9 comm=fio key=-1 (key unknown) held so far 250.000 ms"
+		  " opened_by=before-attach\n") != NULL,
+	   "text window open before attach: opener unknown, held since attach");
+	free(buf);
+}
+
 static void test_format(void)
 {
 	struct pksfault_env env;
@@ -380,12 +412,19 @@ static void test_format(void)
 	   "text fault: no device, unallocated key decoded too");
 	free(buf);
 	sample_leak(&e);
-	CAPTURE(buf, pksfault_print_leak(OUT, &env, &e));
+	CAPTURE(buf, pksfault_print_leak(OUT, &env, &e, false));
 	ok(strstr(buf, " LEAK pid=2 tid=77 comm=pks-leak key=1 (Device Memory) held 512.346 ms"
 		  " opened_by=leak_thread+0x40 closed_by=leak_thread+0x90\n") &&
 	   strstr(buf, "    opened at:\n      leak_thread+0x40\n"),
 	   "text leak: duration, opener, closer, opening stack");
 	free(buf);
+	CAPTURE(buf, pksfault_print_leak(OUT, &env, &e, true));
+	ok(strstr(buf, " LEAK-END pid=2 tid=77 comm=pks-leak key=1 (Device Memory) held 512.346 ms"
+		  " opened_by=leak_thread+0x40 closed_by=leak_thread+0x90\n") &&
+	   !strstr(buf, "opened at"),
+	   "text leak end: a leak reported while open gets its total, not its stack again");
+	free(buf);
+	test_format_open(&env);
 	ksyms_free(env.ks);
 }
 
@@ -411,6 +450,9 @@ static void test_report(void)
 	r.stats.v[PKSFAULT_STAT_WIN_UNTRACKED] = 2;
 	ok(report_exit_code(&r) == 1, "verdict: untracked windows are not clean (1)");
 	r.stats.v[PKSFAULT_STAT_WIN_UNTRACKED] = 0;
+	r.recursion_misses = 1;
+	ok(report_exit_code(&r) == 1, "verdict: BPF runs the kernel skipped are not clean (1)");
+	r.recursion_misses = 0;
 	r.leak_enabled = true;
 	r.leak_ms = 100;
 	report_add_open(&r, 50000000);
@@ -462,15 +504,16 @@ static void print_json_samples(void)
 	pksfault_print_fault(stdout, &env, &e);
 	report_add_fault(&r, &e);
 	sample_leak(&e);
-	pksfault_print_leak(stdout, &env, &e);
+	pksfault_print_leak(stdout, &env, &e, false);
 	report_add_leak(&r, &e);
-	memset(&w, 0, sizeof(w));
-	w.start_ns = 1000;
-	w.pid = w.tid = 9;
-	strcpy(w.comm, "fio");
-	w.key = 1;
-	w.caller = 0xffffffffc0001010ULL;
-	pksfault_print_open(stdout, &env, &w, 3000001000ULL);
+	sample_window(&w);
+	pksfault_print_open(stdout, &env, &w, 3000001000ULL, false);
+	w.flags = PKSFAULT_WIN_SEEDED;
+	w.key = -1;
+	pksfault_print_open(stdout, &env, &w, 3000001000ULL, true);
+	r.leaks_reported_open = 1;
+	e.win_flags = PKSFAULT_WIN_SEEDED;
+	pksfault_print_leak(stdout, &env, &e, true);
 	r.leak_enabled = r.hist_enabled = true;
 	r.leak_ms = 100;
 	report_add_open(&r, 3000000000ULL);

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pksfault's view of the open windows (BPF map "windows"): seeded at
+ * attach with the windows already open, swept on every poll so that a
+ * leak is reported as soon as it crosses the threshold, listed at exit.
+ */
+#ifndef PKSFAULT_WINDOWS_H
+#define PKSFAULT_WINDOWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pksfault_fmt.h"
+#include "pksfault_report.h"
+
+/* Leaks reported while open that have not closed yet; more are rare. */
+#define WINDOWS_REPORTED_MAX 256
+
+struct pksfault_windows {
+	int map_fd;			/* the BPF "windows" hash map */
+	uint64_t leak_ns;		/* 0: leaks are not reported */
+	int nr_reported;
+	struct {
+		__u32 tid;
+		__u64 start_ns;
+	} reported[WINDOWS_REPORTED_MAX];
+};
+
+/*
+ * Run the seeding task iterator (pksfault_seed_windows) once: threads
+ * with a window open now get one in the map.  0 or -errno.
+ */
+int windows_seed(int iter_link_fd);
+/*
+ * Report every window held longer than the threshold that was not
+ * reported yet (once each, "leak" records), and count them in @r.
+ */
+void windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
+		   struct pksfault_report *r, FILE *f, uint64_t now_ns);
+/*
+ * A leak closed: true if a sweep reported it while open (then forgotten);
+ * its close is then that leak's end, not a second leak.
+ */
+bool windows_closed(struct pksfault_windows *w, __u32 tid, __u64 start_ns);
+/* At exit: every window still open, counted in @r, listed if @print. */
+void windows_list_open(struct pksfault_windows *w, const struct pksfault_env *env,
+		       struct pksfault_report *r, FILE *f, uint64_t now_ns, bool print);
+
+#endif /* PKSFAULT_WINDOWS_H */
