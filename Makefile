@@ -8,7 +8,8 @@ DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	linux-source-6.1 python3 cpio kmod git xz-utils \
 	qemu-system-x86 ndctl e2fsprogs fio util-linux procps gnuplot-nox \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev \
-	xfsprogs stress-ng dmsetup
+	xfsprogs stress-ng dmsetup \
+	gcc-mips64el-linux-gnuabi64 gcc-aarch64-linux-gnu
 
 .PHONY: all deps kernel guest-bins tools run shell test bench stress \
 	check-series export clean
