@@ -10,6 +10,8 @@
 #                   kernel's console goes to FILE.console
 #   --append ARGS   extra kernel command line
 #   PKS_GUEST_*     environment variables passed on to the guest script
+#   PKS_TCG_THREAD  single (default: one host thread runs both vCPUs) or
+#                   multi (one each; can hang on kernel text patching)
 #   --pmem FILE     NVDIMM backing file (default build/vm/pmem0.img): 1 GiB
 #                   of namespace after the 2 MiB label area, so that the
 #                   region stays 16 MiB aligned for fsdax/devdax
@@ -87,7 +89,16 @@ cmdline="$cmdline ignore_loglevel printk.time=1 $append"
 # looked up in System.map as it is.
 cmdline="$cmdline nokaslr"
 
-qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg -cpu "$cpu" -smp 2
+# One TCG thread for both vCPUs (PKS_TCG_THREAD=multi for one each).
+# With one per vCPU, QEMU 7.2 can keep running a translation of kernel
+# text that another vCPU has since patched: text_poke_bp() puts an int3
+# on a static-branch site, removes it, and a vCPU keeps trapping on the
+# int3 its stale translation still holds.  kprobe_int3_handler() finds
+# no int3 in memory and backs up to retry forever, with interrupts off
+# (vm/cpu-state.sh: RIP at the site, memory there a NOP).  Enabling trace
+# events flips sched_switch's key in __schedule(): 2 hangs in 2 runs of
+# 5 minutes of flips with multi, none with single.
+qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel "tcg,thread=${PKS_TCG_THREAD:-single}" -cpu "$cpu" -smp 2
 	-m 1G,slots=2,maxmem=4G
 	-object "memory-backend-file,id=pm0,share=on,mem-path=$pmem,size=$pmem_size,align=2M"
 	-device nvdimm,id=nv0,memdev=pm0,label-size=2M
