@@ -13,10 +13,8 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "pksfault.h"
+#include "pks_bpf.h"
 
-#define HARDIRQ_MASK	0x000f0000
-#define NMI_MASK	0x00f00000
-#define SOFTIRQ_OFFSET	0x00000100	/* set only while serving softirqs */
 #define DIRECT_MAP_MAX	(1ULL << 46)	/* 4-level paging: 64 TiB of physical memory */
 
 const volatile pid_t target_pid = 0;	/* tgid, 0: all */
@@ -29,7 +27,6 @@ const volatile __u64 leak_ns = 0;
 /* Log2 histogram of window durations in usecs (--hist). */
 __u64 hist[PKSFAULT_HIST_SLOTS] = {};
 
-extern int __preempt_count __ksym;
 extern const void page_offset_base __ksym;
 
 struct {
@@ -93,22 +90,6 @@ static __always_inline bool filtered(int key)
 	return false;
 }
 
-/*
- * Which nesting counter the current event belongs to.  Interrupt handlers
- * run with their own depth (the interrupted thread's is saved and
- * restored), so their events must not open or close the thread's window.
- */
-static __always_inline int current_ctx(void)
-{
-	int pc = *(int *)bpf_this_cpu_ptr(&__preempt_count);
-
-	if (pc & (HARDIRQ_MASK | NMI_MASK))
-		return PKSFAULT_CTX_HARDIRQ;
-	if (pc & SOFTIRQ_OFFSET)
-		return PKSFAULT_CTX_SOFTIRQ;
-	return PKSFAULT_CTX_TASK;
-}
-
 SEC("tp_btf/pks_fault")
 int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool write,
 	     unsigned long ip, u32 pkrs, unsigned int depth, int mode, int outcome)
@@ -148,7 +129,7 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	e->mode = mode;
 	e->outcome = outcome;
 	e->write = write;
-	e->ctx = current_ctx();
+	e->ctx = pks_event_ctx();
 	e->owner[0] = '\0';
 	if (owner)
 		bpf_probe_read_kernel_str(e->owner, sizeof(e->owner), owner);
@@ -163,15 +144,10 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	return 0;
 }
 
-/*
- * The window map key: thread and context.  The idle tasks all have tid 0,
- * one per CPU, and never migrate: key them by CPU instead.
- */
-static __always_inline __u64 window_key(__u32 tid, int c)
+/* The window map key: its owner (bpf/pks_bpf.h) and the context. */
+static __always_inline __u64 window_key(int c)
 {
-	if (!tid)
-		return 1ULL << 63 | (__u64)bpf_get_smp_processor_id() << 2 | c;
-	return (__u64)tid << 2 | c;
+	return (__u64)pks_row_id(c) << 2 | c;
 }
 
 /*
@@ -185,8 +161,8 @@ static __always_inline int window_ctx(int key, unsigned int depth, unsigned int 
 
 	if (!track_windows || depth != want || filtered(key))
 		return -1;
-	c = current_ctx();
-	if (c == PKSFAULT_CTX_HARDIRQ) {
+	c = pks_event_ctx();
+	if (c == PKS_CTX_HARDIRQ) {
 		count(PKSFAULT_STAT_IRQ_EVENTS);
 		return -1;
 	}
@@ -206,7 +182,7 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	if (c < 0)
 		return 0;
 	id = bpf_get_current_pid_tgid();
-	wkey = window_key((__u32)id, c);
+	wkey = window_key(c);
 	/*
 	 * An exception handler (a #PF in the window, say) starts at depth 0
 	 * in the same task context: its window nests inside the thread's
@@ -275,14 +251,14 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 	c = window_ctx(key, depth, 0);
 	if (c < 0)
 		return 0;
-	wkey = window_key((__u32)bpf_get_current_pid_tgid(), c);
+	wkey = window_key(c);
 	w = bpf_map_lookup_elem(&windows, &wkey);
 	if (!w) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 		count(PKSFAULT_STAT_WIN_UNMATCHED);
 		now = bpf_ktime_get_ns();
-		if (c == PKSFAULT_CTX_TASK)
+		if (c == PKS_CTX_TASK)
 			bpf_map_update_elem(&unmatched_close_ns, &tid, &now, BPF_ANY);
 		return 0;
 	}
@@ -369,7 +345,7 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 	w->key = -1;
 	w->flags = PKSFAULT_WIN_SEEDED;
 	bpf_probe_read_kernel_str(w->comm, sizeof(w->comm), task->comm);
-	wkey = (__u64)tid << 2 | PKSFAULT_CTX_TASK;
+	wkey = (__u64)tid << 2 | PKS_CTX_TASK;
 	if (bpf_map_update_elem(&windows, &wkey, w, BPF_NOEXIST))
 		return 0;	/* its open was seen after all, or the map is full */
 	closed = bpf_map_lookup_elem(&unmatched_close_ns, &tid);

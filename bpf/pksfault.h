@@ -3,6 +3,8 @@
 #ifndef PKSFAULT_H
 #define PKSFAULT_H
 
+#include "pks_ctx.h"	/* enum pks_ctx: which nesting counter an event belongs to */
+
 #define PKSFAULT_TASK_COMM_LEN	16
 #define PKSFAULT_OWNER_LEN	32
 #define PKSFAULT_MAX_STACK	32
@@ -19,12 +21,6 @@ enum pksfault_event_type {
 	PKSFAULT_EV_LEAK = 2,	/* a window held longer than --leak MS, now closed */
 };
 
-/* Window-tracking context: which nesting counter an event belongs to. */
-enum pksfault_ctx {
-	PKSFAULT_CTX_TASK = 0,
-	PKSFAULT_CTX_SOFTIRQ = 1,
-	PKSFAULT_CTX_HARDIRQ = 2,	/* hardirq or NMI: never a thread's window */
-};
 
 /* Counters, one per CPU (summed in user space). */
 enum pksfault_stat {
@@ -82,7 +78,7 @@ struct pksfault_event {
 	__s32 mode;
 	__s32 outcome;
 	__u8 write;
-	__u8 ctx;		/* enum pksfault_ctx of the faulting context */
+	__u8 ctx;		/* enum pks_ctx of the faulting context */
 	__u8 pad[6];
 	char owner[PKSFAULT_OWNER_LEN];
 	/* PKSFAULT_EV_LEAK */

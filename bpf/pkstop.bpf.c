@@ -12,11 +12,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "pkstop.h"
+#include "pks_bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-#define HARDIRQ_MASK	0x000f0000
-#define NMI_MASK	0x00f00000
 
 /* Bumped by user space once per interval; selects the counter slot. */
 volatile __u64 gen;
@@ -44,20 +42,6 @@ struct {
 	__type(value, struct pkstop_key);
 } keys SEC(".maps");
 
-extern int __preempt_count __ksym;
-
-/*
- * Interrupt and NMI handlers run with their own window depth (the kernel
- * saves and restores the interrupted thread's), so their events must not
- * open or close the window of the thread `current` points at.
- */
-static __always_inline bool in_irq_context(void)
-{
-	int *pc = bpf_this_cpu_ptr(&__preempt_count);
-
-	return *pc & (HARDIRQ_MASK | NMI_MASK);
-}
-
 static __always_inline struct pkstop_totals *cpu_totals(void)
 {
 	__u32 zero = 0;
@@ -65,25 +49,40 @@ static __always_inline struct pkstop_totals *cpu_totals(void)
 	return bpf_map_lookup_elem(&totals, &zero);
 }
 
-/* The calling thread's entry, created on its first event. */
-static struct pkstop_thread *this_thread(struct pkstop_totals *tot)
+/*
+ * The row of an event in task or softirq context (bpf/pks_bpf.h): the
+ * calling thread, the CPU's idle task or the CPU's softirqs; created on
+ * its first event.
+ */
+static struct pkstop_thread *this_row(struct pkstop_totals *tot, int ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
+	__u32 tid = pks_row_id(ctx);
 	struct pkstop_thread *t, init = {};
 	long err;
 
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t)
 		return t;
-	init.pid = id >> 32;
-	bpf_get_current_comm(init.comm, sizeof(init.comm));
+	if (!(tid & PKS_ROW_PER_CPU)) {
+		init.pid = bpf_get_current_pid_tgid() >> 32;
+		bpf_get_current_comm(init.comm, sizeof(init.comm));
+	}	/* else user space names it: "idle/N", "softirq/N" */
 	err = bpf_map_update_elem(&threads, &tid, &init, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST: an iterator got there first */) {
 		__sync_fetch_and_add(&tot->map_full, 1);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/* Hardirq and NMI events belong to no row; they are counted apart. */
+static __always_inline int event_ctx(struct pkstop_totals *tot, int i)
+{
+	int ctx = pks_event_ctx();
+
+	if (ctx == PKS_CTX_HARDIRQ)
+		tot->irq_events[i]++;
+	return ctx;
 }
 
 static __always_inline void note_depth(struct pkstop_thread *t, __u32 depth, __u64 g)
@@ -107,16 +106,17 @@ int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
 	struct pkstop_totals *tot = cpu_totals();
 	struct pkstop_thread *t;
 
+	int where;
+
 	if (!tot)
 		return 0;
-	if (in_irq_context()) {
-		tot->irq_events[i]++;
+	where = event_ctx(tot, i);
+	if (where == PKS_CTX_HARDIRQ)
 		return 0;
-	}
 	tot->c[i].enables++;
 	if (depth == 1)
 		tot->c[i].opens++;
-	t = this_thread(tot);
+	t = this_row(tot, where);
 	if (!t)
 		return 0;
 	t->c[i].enables++;
@@ -145,13 +145,14 @@ int BPF_PROG(pkstop_disable, int key, unsigned int depth, bool pkrs_written,
 	struct pkstop_totals *tot = cpu_totals();
 	struct pkstop_thread *t;
 
+	int where;
+
 	if (!tot)
 		return 0;
-	if (in_irq_context()) {
-		tot->irq_events[i]++;
+	where = event_ctx(tot, i);
+	if (where == PKS_CTX_HARDIRQ)
 		return 0;
-	}
-	t = this_thread(tot);
+	t = this_row(tot, where);
 	if (!t)
 		return 0;
 	note_depth(t, depth, g);
@@ -180,16 +181,17 @@ int BPF_PROG(pkstop_update, int key, unsigned long protection, u32 pkrs_before,
 	struct pkstop_totals *tot = cpu_totals();
 	struct pkstop_thread *t;
 
+	int where;
+
 	if (!tot)
 		return 0;
-	if (in_irq_context()) {
-		tot->irq_events[i]++;
+	where = event_ctx(tot, i);
+	if (where == PKS_CTX_HARDIRQ)
 		return 0;
-	}
 	tot->c[i].updates++;
 	if (wrmsr)
 		tot->c[i].pkrs_writes++;
-	t = this_thread(tot);
+	t = this_row(tot, where);
 	if (!t)
 		return 0;
 	t->c[i].updates++;
@@ -208,14 +210,16 @@ int BPF_PROG(pkstop_fault, unsigned long address, int key, const char *owner,
 	struct pkstop_totals *tot = cpu_totals();
 	struct pkstop_thread *t;
 
+	int where;
+
 	if (!tot)
 		return 0;
-	if (in_irq_context()) {
-		tot->irq_events[i]++;
-		return 0;
-	}
+	/* Every fault counts in the total, wherever it happened. */
 	tot->c[i].faults++;
-	t = this_thread(tot);
+	where = event_ctx(tot, i);
+	if (where == PKS_CTX_HARDIRQ)
+		return 0;
+	t = this_row(tot, where);
 	if (t)
 		t->c[i].faults++;
 	return 0;

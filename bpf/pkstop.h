@@ -13,6 +13,8 @@
 #ifndef PKSTOP_H
 #define PKSTOP_H
 
+#include "pks_ctx.h"	/* per-CPU row ids: idle tasks, softirqs */
+
 #define PKSTOP_MAX_THREADS	10240
 #define PKSTOP_COMM_LEN		16
 #define PKSTOP_OWNER_LEN	64
@@ -31,7 +33,7 @@ struct pkstop_counts {
 /* Thread flags */
 #define PKSTOP_F_OPEN_UNKNOWN	1	/* window found open: opened before we started */
 
-/* Value of the per-thread hash map, key = TID. */
+/* Value of the per-thread hash map, key = TID or a per-CPU row id. */
 struct pkstop_thread {
 	__u32 pid;		/* tgid */
 	__u32 flags;

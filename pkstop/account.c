@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-interval figures from cumulative, double-buffered BPF counters. */
+#include <stdio.h>
 #include <string.h>
 
 #include "account.h"
@@ -48,6 +49,19 @@ static void fill_task(const struct pkstop_task *task, struct pkstop_row *row)
 	row->comm[sizeof(row->comm) - 1] = '\0';
 }
 
+void pkstop_name_cpu_row(uint32_t id, struct pkstop_row *row)
+{
+	if (!(id & PKS_ROW_PER_CPU))
+		return;
+	row->context = (id & PKS_ROW_SOFTIRQ) == PKS_ROW_SOFTIRQ ? PKS_ROW_SOFTIRQS
+								  : PKS_ROW_IDLE_TASK;
+	row->cpu = PKS_ROW_CPU(id);
+	row->tid = 0;
+	row->pid = 0;
+	snprintf(row->comm, sizeof(row->comm), "%s/%u",
+		 pkstop_row_context_name(row->context), row->cpu);
+}
+
 void pkstop_row_from_task(const struct pkstop_task *task, struct pkstop_row *row)
 {
 	memset(row, 0, sizeof(*row));
@@ -72,6 +86,7 @@ void pkstop_account(struct pkstop_tstate *st, const struct pkstop_thread *t,
 	row->pid = t->pid;
 	memcpy(row->comm, t->comm, sizeof(row->comm));
 	row->comm[sizeof(row->comm) - 1] = '\0';
+	pkstop_name_cpu_row(st->tid, row);
 
 	/* Slot `slot` has been quiet since the flip: its counts are final. */
 	pkstop_counts_delta(&t->c[slot], &st->prev[slot], &row->d);
@@ -99,6 +114,9 @@ void pkstop_account(struct pkstop_tstate *st, const struct pkstop_thread *t,
 			max_depth = task->depth;
 		st->prev_depth = task->depth;
 		st->absent = 0;
+	} else if (row->context != PKS_ROW_TASK) {
+		/* The iterator sees no idle task or softirq; they never exit. */
+		st->prev_depth = t->depth;
 	} else {
 		row->exited = true;
 		st->prev_depth = 0;

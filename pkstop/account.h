@@ -43,6 +43,12 @@ void pkstop_account(struct pkstop_tstate *st, const struct pkstop_thread *t,
 		    const struct pkstop_task *task, uint64_t old_gen, uint64_t now,
 		    uint64_t interval_ns, struct pkstop_row *row);
 
+/*
+ * Map id @id is a per-CPU row (bpf/pks_ctx.h): name it "idle/N" or
+ * "softirq/N", TID and PID 0.  Thread rows are left alone.
+ */
+void pkstop_name_cpu_row(uint32_t id, struct pkstop_row *row);
+
 /* A row for a thread with state but no events ever (iterator only). */
 void pkstop_row_from_task(const struct pkstop_task *task, struct pkstop_row *row);
 

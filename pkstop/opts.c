@@ -12,7 +12,7 @@
 static const char doc[] =
 "Live, top-like view of protection keys (PKS), per thread.\n"
 "\n"
-"USAGE: pkstop [-h] [-p PID] [-r ROWS] [-s SORT] [-C] [-b] [--json] [-v]\n"
+"USAGE: pkstop [-h] [-p PID] [-r ROWS] [-s SORT] [-C] [-b] [--json] [--openmetrics FILE] [-v]\n"
 "              [interval] [count]\n"
 "\n"
 "Header: PKS present/enabled, allocated keys and owners, system totals per\n"
@@ -28,12 +28,14 @@ static const char doc[] =
 "    pkstop -s open%     # threads holding windows longest first\n"
 "    pkstop -b 1 3 > log # batch output (also when stdout is not a TTY)\n"
 "    pkstop --json 2 5   # one JSON document per interval, one line each\n"
+"    pkstop -b --openmetrics /var/lib/prometheus/node-exporter/pks.prom 15 >/dev/null\n"
+"                        # metrics for node exporter's textfile collector\n"
 "\n"
 "SORT: depth (default), opens, open%, faults, tid.\n"
 "Exit status: 0 ok, 2 bad option, missing privileges, no BTF or no pks\n"
 "tracepoints.\n";
 
-enum { OPT_JSON = 0x100 };
+enum { OPT_JSON = 0x100, OPT_OPENMETRICS };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Only threads of this process", 0 },
@@ -42,6 +44,8 @@ static const struct argp_option options[] = {
 	{ "noclear", 'C', NULL, 0, "Don't clear the screen between intervals", 0 },
 	{ "batch", 'b', NULL, 0, "Batch output: no screen control (default when not a TTY)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON document per interval, one line each", 0 },
+	{ "openmetrics", OPT_OPENMETRICS, "FILE", 0,
+	  "Also write the counters to FILE each interval (atomically), for node exporter", 0 },
 	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{},
@@ -130,6 +134,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		o->json = true;
+		break;
+	case OPT_OPENMETRICS:
+		if (!*arg) {
+			bad("pkstop: --openmetrics needs a file name%s\n", "");
+			return EINVAL;
+		}
+		o->openmetrics = arg;
 		break;
 	case 'v':
 		o->verbose = true;

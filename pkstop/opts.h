@@ -23,6 +23,7 @@ struct pkstop_opts {
 	bool noclear;
 	bool batch;
 	bool json;
+	const char *openmetrics;	/* --openmetrics FILE, or NULL */
 	bool verbose;
 	bool help;		/* --help was printed: exit 0 */
 };

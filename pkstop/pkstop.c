@@ -26,6 +26,7 @@
 #include "pkstop.h"
 #include "pkstop.skel.h"
 #include "account.h"
+#include "openmetrics.h"
 #include "opts.h"
 #include "view.h"
 
@@ -34,11 +35,6 @@ static volatile sig_atomic_t exiting;
 static void on_signal(int sig)
 {
 	exiting = 1;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	return vfprintf(stderr, fmt, args);
 }
 
 static uint64_t mono_ns(void)
@@ -370,6 +366,7 @@ int main(int argc, char **argv)
 	static struct pkstop p = { .sync_outer = -1, .sync_inner = -1 };
 	struct pkstop_opts opts;
 	struct pkstop_sample s;
+	struct pkstop_om om = {};
 	uint64_t start, last, deadline, step;
 	bool tty, clear;
 	long n = 0;
@@ -380,10 +377,7 @@ int main(int argc, char **argv)
 		return err == 1 ? 0 : 2;
 	if (pks_check_environment("pkstop"))
 		return 2;
-	if (opts.verbose)
-		libbpf_set_print(libbpf_print);
-	else
-		libbpf_set_print(NULL);
+	pks_libbpf_messages(opts.verbose);
 
 	tty = isatty(STDOUT_FILENO);
 	if (!tty)
@@ -467,6 +461,15 @@ int main(int argc, char **argv)
 			pkstop_print_text(stdout, &s, &opts);
 		}
 		fflush(stdout);
+		if (opts.openmetrics) {
+			pkstop_om_add(&om, &s);
+			err = pkstop_om_write(opts.openmetrics, &om, &s);
+			if (err) {
+				fprintf(stderr, "pkstop: cannot write %s: %s\n", opts.openmetrics,
+					strerror(-err));
+				goto out;
+			}
+		}
 		if (opts.count && ++n >= opts.count)
 			break;
 		if (!opts.count)

@@ -199,11 +199,29 @@ static void json_counts(FILE *f, const struct pkstop_delta *d, double per_s)
 		d->updates * per_s, d->faults * per_s);
 }
 
+const char *pkstop_row_context_name(enum pkstop_row_context c)
+{
+	switch (c) {
+	case PKS_ROW_IDLE_TASK:
+		return "idle";
+	case PKS_ROW_SOFTIRQS:
+		return "softirq";
+	default:
+		return "task";
+	}
+}
+
 static void json_row(FILE *f, const struct pkstop_row *r, uint16_t keymask, double per_s)
 {
 	int key, n = 0;
 
-	fprintf(f, "{\"tid\":%u,\"pid\":%u,\"comm\":", r->tid, r->pid);
+	fprintf(f, "{\"tid\":%u,\"pid\":%u,\"context\":\"%s\",\"cpu\":", r->tid, r->pid,
+		pkstop_row_context_name(r->context));
+	if (r->context == PKS_ROW_TASK)
+		fputs("null", f);
+	else
+		fprintf(f, "%u", r->cpu);
+	fputs(",\"comm\":", f);
 	json_print_string(f, r->comm);
 	if (r->have_state) {
 		fprintf(f, ",\"pkrs\":\"0x%08x\",\"rights\":{", r->pkrs);

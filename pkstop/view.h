@@ -25,7 +25,18 @@ struct pkstop_delta {
 	uint64_t faults;	/* PKS faults */
 };
 
+/* Whose row: a thread, or one CPU's idle task or softirqs. */
+enum pkstop_row_context {
+	PKS_ROW_TASK = 0,
+	PKS_ROW_IDLE_TASK,
+	PKS_ROW_SOFTIRQS,
+};
+
+const char *pkstop_row_context_name(enum pkstop_row_context c);
+
 struct pkstop_row {
+	enum pkstop_row_context context;
+	uint32_t cpu;		/* per-CPU rows */
 	uint32_t tid;
 	uint32_t pid;
 	char comm[16];

@@ -2,6 +2,7 @@
 /* Shared user-space helpers for the PKS BPF tools; see pks_common.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -238,4 +239,19 @@ const char *pks_fault_outcome_name(int outcome)
 		return "oops";
 	}
 	return "?";
+}
+
+static bool libbpf_verbose;
+
+static int libbpf_message(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level != LIBBPF_WARN && !libbpf_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+void pks_libbpf_messages(bool verbose)
+{
+	libbpf_verbose = verbose;
+	libbpf_set_print(libbpf_message);
 }

@@ -84,4 +84,11 @@ int pks_parse_long(const char *arg, long min, long max, long *out);
 const char *pks_fault_mode_name(int mode);
 const char *pks_fault_outcome_name(int outcome);
 
+/*
+ * libbpf's messages on stderr: its warnings and errors always (a failed
+ * load says why, as libbpf-tools do), its info and debug lines with
+ * @verbose (-v) only.
+ */
+void pks_libbpf_messages(bool verbose);
+
 #endif /* PKS_COMMON_H */

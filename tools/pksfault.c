@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,14 +38,6 @@ static struct pksfault_windows windows;
 static void on_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	/* Quiet unless -v: our errors are one line of our own. */
-	if (!opts.verbose)
-		return 0;
-	return vfprintf(stderr, fmt, args);
 }
 
 static uint64_t now_ns(clockid_t clk)
@@ -118,6 +110,14 @@ static pid_t start_command(char **cmd)
 		close(pfd[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/*
+		 * Its own process group, so that stopping it stops everything
+		 * it started; and killed if pksfault dies without stopping it.
+		 */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(127);	/* pksfault died before the prctl */
 		/* --json: our stdout carries JSON Lines only; the command's goes to stderr. */
 		if (opts.json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
@@ -128,6 +128,7 @@ static pid_t start_command(char **cmd)
 		_exit(127);
 	}
 	close(pfd[1]);
+	setpgid(pid, pid);	/* also here: no window where a kill misses the group */
 	do
 		n = read(pfd[0], &err, sizeof(err));
 	while (n < 0 && errno == EINTR);
@@ -177,10 +178,45 @@ static uint64_t recursion_misses(struct pksfault_bpf *skel)
 	return misses;
 }
 
+#define STOP_GRACE_S 5	/* SIGTERM to SIGKILL */
+
+static void note_status(int status)
+{
+	report.cmd_ran = true;
+	report.cmd_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	report.cmd_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/*
+ * Stop the command's process group: SIGTERM, then SIGKILL for what is
+ * left after the grace period.  @child: the command if it has not been
+ * reaped yet, else -1 (then only its leftovers are stopped).
+ */
+static void stop_group(pid_t pgid, pid_t child)
+{
+	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)STOP_GRACE_S * 1000000000;
+	int status;
+
+	if (kill(-pgid, SIGTERM) && errno == ESRCH)
+		return;	/* nothing left */
+	while (now_ns(CLOCK_MONOTONIC) < deadline) {
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			note_status(status);
+			child = -1;
+		}
+		if (child < 0 && kill(-pgid, 0) && errno == ESRCH)
+			return;
+		usleep(20000);
+	}
+	kill(-pgid, SIGKILL);
+	if (child > 0 && waitpid(child, &status, 0) == child)
+		note_status(status);
+}
+
 static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 {
-	uint64_t start = now_ns(CLOCK_MONOTONIC), deadline = 0;
-	pid_t child = -1;
+	uint64_t start = now_ns(CLOCK_MONOTONIC), deadline = 0, cmd_deadline = 0;
+	pid_t child = -1, pgid = -1;
 	int status, err;
 
 	if (opts.duration)
@@ -190,6 +226,9 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 		child = start_command(opts.cmd);
 		if (child < 0)
 			return PKSFAULT_EXIT_ERROR;
+		pgid = child;
+		if (opts.timeout)
+			cmd_deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)opts.timeout * 1000000000;
 	} else {
 		/* stderr, so JSON output stays pure; scripts wait for this line. */
 		fprintf(stderr, "pksfault: tracing PKS faults%s... %s\n",
@@ -200,6 +239,8 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 		err = ring_buffer__poll(rb, 100);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "pksfault: ring buffer: %s\n", strerror(-err));
+			if (pgid > 0)
+				stop_group(pgid, child);
 			return PKSFAULT_EXIT_ERROR;
 		}
 		/* A leak is reported within one poll of crossing the threshold. */
@@ -207,21 +248,22 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			report.cmd_ran = true;
-			report.cmd_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-			report.cmd_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+			note_status(status);
 			child = -1;
 			break;
 		}
-	}
-	if (child > 0) {	/* stopped by a signal: the command goes too */
-		kill(child, SIGTERM);
-		if (waitpid(child, &status, 0) == child) {
-			report.cmd_ran = true;
-			report.cmd_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-			report.cmd_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		if (cmd_deadline && now_ns(CLOCK_MONOTONIC) >= cmd_deadline) {
+			report.cmd_timed_out = true;
+			break;
 		}
 	}
+	/*
+	 * Stopped by a signal or --timeout, or the command is done: its
+	 * process group goes (what it left running in the background too).
+	 * The programs stay attached meanwhile: what stopping it does is seen.
+	 */
+	if (pgid > 0)
+		stop_group(pgid, child);
 	report.elapsed_s = (now_ns(CLOCK_MONOTONIC) - start) / 1e9;
 	return 0;
 }
@@ -243,7 +285,7 @@ int main(int argc, char **argv)
 		return PKSFAULT_EXIT_ERROR;
 	if (!pks_cpu_has_pks())
 		fprintf(stderr, "pksfault: this CPU has no PKS: protection-key faults cannot occur\n");
-	libbpf_set_print(libbpf_print);
+	pks_libbpf_messages(opts.verbose);
 
 	skel = pksfault_bpf__open();
 	if (!skel) {

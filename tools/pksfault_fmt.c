@@ -48,11 +48,11 @@ uint16_t pksfault_keymask(const struct pksfault_env *env, int key)
 const char *pksfault_ctx_name(int ctx)
 {
 	switch (ctx) {
-	case PKSFAULT_CTX_TASK:
+	case PKS_CTX_TASK:
 		return "task";
-	case PKSFAULT_CTX_SOFTIRQ:
+	case PKS_CTX_SOFTIRQ:
 		return "softirq";
-	case PKSFAULT_CTX_HARDIRQ:
+	case PKS_CTX_HARDIRQ:
 		return "hardirq";
 	}
 	return "?";

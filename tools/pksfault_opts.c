@@ -41,6 +41,7 @@ enum {
 	OPT_LEAK = 0x100,
 	OPT_HIST,
 	OPT_JSON,
+	OPT_TIMEOUT,
 };
 
 static const struct argp_option options[] = {
@@ -51,6 +52,8 @@ static const struct argp_option options[] = {
 	{ "leak", OPT_LEAK, "MS", 0,
 	  "Report device-access windows held open longer than MS ms", 0 },
 	{ "hist", OPT_HIST, NULL, 0, "Log2 histogram of window durations (usecs)", 0 },
+	{ "timeout", OPT_TIMEOUT, "SECONDS", 0,
+	  "Stop CMD (its whole process group) after SECONDS: exit 4 if otherwise clean", 0 },
 	{ "json", OPT_JSON, NULL, 0,
 	  "JSON Lines: one object per event and the summary (CMD's stdout goes to stderr)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
@@ -110,6 +113,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HIST:
 		o->hist = true;
+		break;
+	case OPT_TIMEOUT:
+		if (number(ps, "timeout", arg, 1, INT_MAX, &v))
+			return EINVAL;
+		o->timeout = v;
 		break;
 	case OPT_JSON:
 		o->json = true;
@@ -180,6 +188,10 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 		return 0;
 	if (opts->duration && opts->cmd) {
 		fprintf(err, "pksfault: -d and -- CMD exclude each other\n");
+		return -1;
+	}
+	if (opts->timeout && !opts->cmd) {
+		fprintf(err, "pksfault: --timeout needs a command (-- CMD); use -d to trace for a time\n");
 		return -1;
 	}
 	return 0;

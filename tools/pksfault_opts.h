@@ -12,6 +12,7 @@ enum {
 	PKSFAULT_EXIT_FOUND = 1,	/* faults, leaks or lost events */
 	PKSFAULT_EXIT_ERROR = 2,	/* pksfault's own error, or CMD could not start */
 	PKSFAULT_EXIT_CMD = 3,		/* clean, but CMD exited non-zero or was killed */
+	PKSFAULT_EXIT_TIMEOUT = 4,	/* clean, but CMD ran past --timeout and was stopped */
 };
 
 struct pksfault_opts {
@@ -19,6 +20,7 @@ struct pksfault_opts {
 	int tid;		/* -t: thread, 0 = all */
 	int key;		/* -k: key, -1 = all */
 	int duration;		/* -d: seconds, 0 = until CMD ends or a signal */
+	int timeout;		/* --timeout: seconds CMD may run, 0 = no limit */
 	long leak_ms;		/* --leak: threshold, -1 = windows not followed */
 	bool hist;		/* --hist */
 	bool json;		/* --json */

@@ -76,6 +76,8 @@ int report_exit_code(const struct pksfault_report *r)
 	if (r->faults || r->stats.v[PKSFAULT_STAT_FAULTS] || r->leaks || r->open_leaks ||
 	    report_lost(r))
 		return PKSFAULT_EXIT_FOUND;
+	if (r->cmd_timed_out)
+		return PKSFAULT_EXIT_TIMEOUT;
 	if (r->cmd_ran && (r->cmd_exit != 0 || r->cmd_signal))
 		return PKSFAULT_EXIT_CMD;
 	return PKSFAULT_EXIT_CLEAN;
@@ -88,6 +90,8 @@ static const char *verdict(const struct pksfault_report *r)
 		return "clean";
 	case PKSFAULT_EXIT_CMD:
 		return "command failed";
+	case PKSFAULT_EXIT_TIMEOUT:
+		return "command timed out";
 	}
 	return "found";
 }
@@ -179,7 +183,8 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 			fprintf(f, "%d", r->cmd_exit);
 		else
 			fputs("null", f);
-		fprintf(f, ",\"command_signal\":%d", r->cmd_signal);
+		fprintf(f, ",\"command_signal\":%d,\"command_timed_out\":%s", r->cmd_signal,
+			r->cmd_timed_out ? "true" : "false");
 	} else {
 		fputs("null", f);
 	}
@@ -235,6 +240,8 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 		PRIu64 ", BPF runs skipped %" PRIu64 ")\n", report_lost(r),
 		(uint64_t)st->v[PKSFAULT_STAT_LOST], (uint64_t)st->v[PKSFAULT_STAT_WIN_UNTRACKED],
 		r->recursion_misses);
+	if (r->cmd_timed_out)
+		fprintf(f, "command timed out: stopped with its process group\n");
 	if (r->cmd_ran) {
 		if (r->cmd_signal)
 			fprintf(f, "command killed by signal %d\n", r->cmd_signal);
@@ -247,6 +254,9 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 		break;
 	case PKSFAULT_EXIT_CMD:
 		fprintf(f, "result: clean, but the command failed (exit 3)\n");
+		break;
+	case PKSFAULT_EXIT_TIMEOUT:
+		fprintf(f, "result: clean, but the command ran past --timeout and was stopped (exit 4)\n");
 		break;
 	default:
 		fprintf(f, "result: FOUND %" PRIu64 " faults, %" PRIu64 " leaks%s\n",

@@ -42,6 +42,7 @@ struct pksfault_report {
 	bool cmd_ran;
 	int cmd_exit;			/* exit status, or -1 */
 	int cmd_signal;			/* killing signal, or 0 */
+	bool cmd_timed_out;		/* stopped by pksfault after --timeout */
 };
 
 void report_add_fault(struct pksfault_report *r, const struct pksfault_event *e);
@@ -50,7 +51,10 @@ void report_add_leak(struct pksfault_report *r, const struct pksfault_event *e);
 void report_add_open(struct pksfault_report *r, uint64_t held_ns);
 /* Events the run did not see: ring buffer full or untracked windows. */
 uint64_t report_lost(const struct pksfault_report *r);
-/* 0 clean, 1 faults/leaks/lost events, 3 clean but the command failed. */
+/*
+ * 0 clean, 1 faults/leaks/lost events, 3 clean but the command failed,
+ * 4 clean but the command ran past --timeout.
+ */
 int report_exit_code(const struct pksfault_report *r);
 /* The summary: text block or one {"type":"summary"} JSON line. */
 void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r);

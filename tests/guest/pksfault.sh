@@ -117,6 +117,38 @@ gate_codes() {
 	pf failing -- sh -c 'exit 5'
 	expect_rc failing 3 "gate: command's own failure is reported distinctly"
 	grep -q '^command exited 5' "$OUT/failing.out" || { fail "gate: 'command exited 5'"; show failing; }
+	command_group
+}
+
+# The command runs in its own process group, and the whole group goes
+# when pksfault stops it: after --timeout, or when pksfault is told to
+# stop; background children included.  (No "sleep 61/62" must remain.)
+command_group() {
+	local t0 t1 pk
+	t0=$(date +%s)
+	pf timeout --timeout 2 -- sh -c 'sleep 61 & sleep 61'
+	t1=$(date +%s)
+	if [ "$rc" = 4 ] && [ $((t1 - t0)) -lt 15 ] && ! pgrep -f 'sleep 61' >/dev/null &&
+		grep -q '^command timed out' "$OUT/timeout.out"; then
+		pass "--timeout 2: the command and its background child stopped, exit 4 ($((t1 - t0)) s)"
+	else
+		fail "--timeout 2: command group stopped, exit 4 (exit $rc, $((t1 - t0)) s, left: $(pgrep -fa 'sleep 61' | tr '\n' ' '))"
+		show timeout
+		pkill -f 'sleep 61'
+	fi
+	"$PKSFAULT" -- sh -c 'sleep 62 & sleep 62' >"$OUT/term.out" 2>&1 &
+	pk=$!
+	sleep 3
+	kill -TERM "$pk"
+	rc=0
+	wait "$pk" || rc=$?
+	if ! pgrep -f 'sleep 62' >/dev/null && grep -q '^command killed by signal 15' "$OUT/term.out"; then
+		pass "SIGTERM to pksfault: the command's whole group is stopped too (exit $rc)"
+	else
+		fail "SIGTERM to pksfault: the command's group stopped (exit $rc, left: $(pgrep -fa 'sleep 62' | tr '\n' ' '))"
+		show term
+		pkill -f 'sleep 62'
+	fi
 }
 
 # Injected stray accesses: one event each, with the right key, address,

@@ -216,6 +216,13 @@ static void test_options(void)
 	r = parse("-d 3 -- true", &o, &err);
 	ok(r == -1 && strstr(err, "exclude"), "options: -d with a command rejected");
 	free(err);
+	r = parse("--timeout 30 -- make test", &o, &err);
+	ok(!r && o.timeout == 30 && o.cmd, "options: --timeout with a command");
+	free(err);
+	r = parse("--timeout 30", &o, &err);
+	ok(r == -1 && strstr(err, "--timeout needs a command") && !strchr(err, '\n')[1],
+	   "options: --timeout without a command rejected, one line");
+	free(err);
 }
 
 static void test_kallsyms(void)
@@ -444,6 +451,12 @@ static void test_report(void)
 	r.cmd_signal = 9;
 	ok(report_exit_code(&r) == 3, "verdict: command killed (3)");
 	r.cmd_signal = 0;
+	r.cmd_timed_out = true;
+	ok(report_exit_code(&r) == 4, "verdict: command stopped after --timeout (4)");
+	r.stats.v[PKSFAULT_STAT_FAULTS] = 1;
+	ok(report_exit_code(&r) == 1, "verdict: faults win over a timeout (1)");
+	r.stats.v[PKSFAULT_STAT_FAULTS] = 0;
+	r.cmd_timed_out = false;
 	r.stats.v[PKSFAULT_STAT_LOST] = 1;
 	ok(report_exit_code(&r) == 1, "verdict: lost events are not clean (1)");
 	r.stats.v[PKSFAULT_STAT_LOST] = 0;

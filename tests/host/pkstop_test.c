@@ -7,7 +7,9 @@
  *   pkstop_test json       print a sample JSON document (for python3)
  *   pkstop_test selfcheck  one deliberately wrong expectation (must fail)
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "openmetrics.h"
 #include "opts.h"
 #include "view.h"
 
@@ -375,6 +378,72 @@ static void test_account(void)
 	      "account: a window opened after the sample time counts next interval");
 }
 
+/* Idle tasks and softirqs: one row per CPU each, named, never "exited". */
+static void test_cpu_rows(void)
+{
+	const uint64_t s = 1000000000ull;
+	struct pkstop_tstate st = { .tid = PKS_ROW_SOFTIRQ | 1 };
+	struct pkstop_thread t = { .pid = 0 };
+	struct pkstop_row row;
+
+	t.c[0].faults = 1;
+	pkstop_account(&st, &t, NULL, 0, 10 * s, s, &row);
+	check(row.context == PKS_ROW_SOFTIRQS && row.cpu == 1 && row.tid == 0 &&
+	      !strcmp(row.comm, "softirq/1") && !row.exited && st.absent == 0 &&
+	      row.d.faults == 1, "account: CPU 1's softirq row: named softirq/1, not exited");
+	st = (struct pkstop_tstate){ .tid = PKS_ROW_IDLE | 3 };
+	pkstop_account(&st, &t, NULL, 0, 10 * s, s, &row);
+	check(row.context == PKS_ROW_IDLE_TASK && row.cpu == 3 && !strcmp(row.comm, "idle/3") &&
+	      !row.exited, "account: CPU 3's idle task: its own row, idle/3");
+	st = (struct pkstop_tstate){ .tid = 4000000 };
+	pkstop_account(&st, &t, NULL, 0, 10 * s, s, &row);
+	check(row.context == PKS_ROW_TASK && row.tid == 4000000 && row.exited,
+	      "account: a TID up to PID_MAX_LIMIT is a thread");
+}
+
+/* --openmetrics: cumulative counters, gauges, escaped labels, "# EOF". */
+static void test_openmetrics(void)
+{
+	struct pkstop_om om = {};
+	struct pkstop_sample s;
+	char *buf = NULL, path[] = "/tmp/pkstop-om.XXXXXX", file[64];
+	size_t len = 0;
+	FILE *f;
+	int fd;
+
+	mksample(&s, true);
+	snprintf(s.owners[1], PKS_OWNER_LEN, "Device Memory");
+	snprintf(s.owners[2], PKS_OWNER_LEN, "odd \"owner\"\\");
+	s.keymask = 0x7;
+	pkstop_om_add(&om, &s);
+	pkstop_om_add(&om, &s);	/* two intervals: counters add up */
+	f = open_memstream(&buf, &len);
+	pkstop_om_format(f, &om, &s);
+	fclose(f);
+	check(strstr(buf, "# TYPE pks_window_opens_total counter\n"
+			  "pks_window_opens_total{key=\"1\",owner=\"Device Memory\"} 414\n") &&
+	      strstr(buf, "\npks_faults_total 2\n"),
+	      "openmetrics: counters cumulative over intervals, windows labelled with the device key");
+	check(strstr(buf, "\npks_windows_open 2\n") &&
+	      strstr(buf, "\npks_window_held_seconds_max 5.500000\n") &&
+	      strstr(buf, "\npks_keys_allocated 2\n"),
+	      "openmetrics: gauges: windows open now, longest held, keys allocated");
+	check(strstr(buf, "pks_key_info{key=\"2\",owner=\"odd \\\"owner\\\"\\\\\"} 1\n") &&
+	      len > 6 && !strcmp(buf + len - 6, "# EOF\n"),
+	      "openmetrics: label values escaped, # EOF last");
+	free(buf);
+	fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	mkdir(path, 0700);
+	snprintf(file, sizeof(file), "%s/pks.prom", path);
+	check(!pkstop_om_write(file, &om, &s) && access(file, R_OK) == 0 &&
+	      pkstop_om_write("/nonexistent/dir/pks.prom", &om, &s) == -ENOENT,
+	      "openmetrics: written through a temporary file; a missing directory is -ENOENT");
+	unlink(file);
+	rmdir(path);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "json")) {
@@ -397,6 +466,8 @@ int main(int argc, char **argv)
 		return failed ? 1 : 0;
 	}
 	test_opts();
+	test_cpu_rows();
+	test_openmetrics();
 	test_sort_names();
 	test_decode();
 	test_duration();

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * BPF helpers shared by pksfault.bpf.c and pkstop.bpf.c, so that both
+ * tools classify and key events the same way.  Include after vmlinux.h
+ * and the libbpf headers.
+ */
+#ifndef PKS_BPF_H
+#define PKS_BPF_H
+
+#include "pks_ctx.h"
+
+#define PKS_HARDIRQ_MASK	0x000f0000
+#define PKS_NMI_MASK		0x00f00000
+#define PKS_SOFTIRQ_OFFSET	0x00000100	/* set only while serving softirqs */
+
+extern int __preempt_count __ksym;
+
+/*
+ * Where the current event fired.  Only SOFTIRQ_OFFSET means "serving
+ * softirqs": the rest of the softirq count is local_bh_disable() in a
+ * thread, whose events are the thread's.
+ */
+static __always_inline int pks_event_ctx(void)
+{
+	int pc = *(int *)bpf_this_cpu_ptr(&__preempt_count);
+
+	if (pc & (PKS_HARDIRQ_MASK | PKS_NMI_MASK))
+		return PKS_CTX_HARDIRQ;
+	if (pc & PKS_SOFTIRQ_OFFSET)
+		return PKS_CTX_SOFTIRQ;
+	return PKS_CTX_TASK;
+}
+
+/*
+ * The row (pkstop) or window owner (pksfault) of an event in task or
+ * softirq context: the thread, the CPU's idle task, or the CPU's
+ * softirqs.
+ */
+static __always_inline __u32 pks_row_id(int ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (ctx == PKS_CTX_SOFTIRQ)
+		return PKS_ROW_SOFTIRQ | bpf_get_smp_processor_id();
+	if (!tid)
+		return PKS_ROW_IDLE | bpf_get_smp_processor_id();
+	return tid;
+}
+
+#endif /* PKS_BPF_H */

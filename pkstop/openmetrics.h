@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pkstop --openmetrics FILE: the counters as a metrics text file for the
+ * Prometheus node exporter's textfile collector, rewritten atomically
+ * every interval.  Pure formatting, so host tests can check it.
+ */
+#ifndef PKSTOP_OPENMETRICS_H
+#define PKSTOP_OPENMETRICS_H
+
+#include <stdio.h>
+
+#include "view.h"
+
+/* Counters since pkstop started: the sum of every interval's totals. */
+struct pkstop_om {
+	struct pkstop_delta totals;
+	uint64_t irq_events;
+};
+
+/* Add interval @s to the counters in @om. */
+void pkstop_om_add(struct pkstop_om *om, const struct pkstop_sample *s);
+/* The text: counters from @om, gauges from sample @s, "# EOF" last. */
+void pkstop_om_format(FILE *f, const struct pkstop_om *om, const struct pkstop_sample *s);
+/* Write it to @path through @path.tmp and rename(): 0 or -errno. */
+int pkstop_om_write(const char *path, const struct pkstop_om *om, const struct pkstop_sample *s);
+
+#endif
