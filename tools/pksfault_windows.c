@@ -53,7 +53,7 @@ static void prune_reported(struct pksfault_windows *w)
 	struct pksfault_window win;
 	__u64 key, *prev = NULL, next;
 	bool alive[WINDOWS_REPORTED_MAX] = { false };
-	int i;
+	int i, n = 0;
 
 	while (!bpf_map_get_next_key(w->map_fd, prev, &next)) {
 		key = next;
@@ -64,9 +64,10 @@ static void prune_reported(struct pksfault_windows *w)
 		if (i >= 0)
 			alive[i] = true;
 	}
-	for (i = w->nr_reported - 1; i >= 0; i--)
-		if (!alive[i])
-			w->reported[i] = w->reported[--w->nr_reported];
+	for (i = 0; i < w->nr_reported; i++)	/* in order: alive[] stays aligned */
+		if (alive[i])
+			w->reported[n++] = w->reported[i];
+	w->nr_reported = n;
 }
 
 void windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
