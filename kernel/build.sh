@@ -53,7 +53,7 @@ progress() {
 	total=$(cat "$KOBJ/.pks-objects" 2>/dev/null || cat "$ROOT/kernel/objects.expected")
 	while sleep 30; do
 		n=$(find "$KOBJ" -name '*.o' -newer "$KOBJ/.pks-build-start" | wc -l)
-		echo "# kernel: $n objects compiled (a full build has about $total), $(($(date +%s) - start)) s" >"${PKS_PROGRESS:-/dev/stderr}"
+		echo "# kernel: $n objects compiled (a full build has about $total), $(($(date +%s) - start)) s" >>"${PKS_PROGRESS:-/dev/stderr}"
 	done
 }
 
