@@ -92,13 +92,14 @@ static pid_t start_command(char **cmd)
 {
 	int pfd[2], err = 0;
 	ssize_t n;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipe2(pfd, O_CLOEXEC)) {
 		fprintf(stderr, "pksfault: pipe: %s\n", strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
+	parent = getpid();	/* not 1: pksfault may itself be a container's PID 1 */
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "pksfault: fork: %s\n", strerror(errno));
@@ -116,7 +117,7 @@ static pid_t start_command(char **cmd)
 		 */
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
+		if (getppid() != parent)
 			_exit(127);	/* pksfault died before the prctl */
 		/* --json: our stdout carries JSON Lines only; the command's goes to stderr. */
 		if (opts.json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
