@@ -90,12 +90,26 @@ static __always_inline bool filtered(int key)
 	return false;
 }
 
+/* The header of an event about the current task. */
+static __always_inline void event_task(struct pksfault_event *e, __u32 type, int key)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	e->type = type;
+	e->cpu = bpf_get_smp_processor_id();
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->key = key;
+}
+
 SEC("tp_btf/pks_fault")
 int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool write,
 	     unsigned long ip, u32 pkrs, unsigned int depth, int mode, int outcome)
 {
 	struct pksfault_event *e;
-	__u64 id, base = 0;
+	__u64 base = 0;
 
 	if (filtered(key))
 		return 0;
@@ -105,14 +119,7 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 		count(PKSFAULT_STAT_LOST);
 		return 0;
 	}
-	id = bpf_get_current_pid_tgid();
-	e->type = PKSFAULT_EV_FAULT;
-	e->cpu = bpf_get_smp_processor_id();
-	e->ts_ns = bpf_ktime_get_ns();
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	e->key = key;
+	event_task(e, PKSFAULT_EV_FAULT, key);
 	e->address = address;
 	/*
 	 * Direct-map addresses only (vmalloc and the rest lie 2^46 and more
@@ -299,6 +306,34 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 		}
 	}
 	bpf_map_delete_elem(&windows, &wkey);
+	return 0;
+}
+
+/*
+ * A close of a window that was not open: a caller bug the kernel warns
+ * about once; every one is reported and fails the gate.  Its stack is the
+ * closer's.  Always attached (where the kernel has the event): it costs
+ * nothing until a bug happens.
+ */
+SEC("tp_btf/dev_access_unbalanced")
+int BPF_PROG(dev_access_unbalanced, int key, unsigned long caller)
+{
+	struct pksfault_event *e;
+
+	if (filtered(key))
+		return 0;
+	count(PKSFAULT_STAT_UNBALANCED);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(PKSFAULT_STAT_LOST);
+		return 0;
+	}
+	__builtin_memset(e, 0, offsetof(struct pksfault_event, stack));
+	event_task(e, PKSFAULT_EV_UNBALANCED, key);
+	e->ctx = pks_event_ctx();
+	e->close_caller = caller;
+	e->stack_sz = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 enum pksfault_event_type {
 	PKSFAULT_EV_FAULT = 1,
 	PKSFAULT_EV_LEAK = 2,	/* a window held longer than --leak MS, now closed */
+	PKSFAULT_EV_UNBALANCED = 3,	/* dev_access_disable() with no window open */
 };
 
 
@@ -33,6 +34,7 @@ enum pksfault_stat {
 	PKSFAULT_STAT_IRQ_EVENTS,	/* dev_access events in hardirq/NMI, ignored */
 	PKSFAULT_STAT_LEAKS,		/* windows closed after more than --leak MS */
 	PKSFAULT_STAT_WIN_SEEDED,	/* found open at attach by the task iterator */
+	PKSFAULT_STAT_UNBALANCED,	/* closes of a window that was not open */
 	PKSFAULT_STAT_NR,
 };
 
@@ -85,7 +87,7 @@ struct pksfault_event {
 	__u64 open_ns;
 	__u64 duration_ns;
 	__u64 open_caller;
-	__u64 close_caller;
+	__u64 close_caller;	/* leak: who closed it; unbalanced: who closed none */
 	__u32 win_flags;	/* leak: the window's PKSFAULT_WIN_* */
 	__u32 pad2;
 	__u64 stack[PKSFAULT_MAX_STACK];	/* fault: at the fault; leak: at open */

@@ -16,6 +16,13 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/*
+ * -p PID: only that process's threads get rows, so that other processes
+ * cannot fill the thread map and leave the target uncounted.  Set before
+ * load; 0 = every thread (and the per-CPU idle and softirq rows).
+ */
+const volatile __u32 target_tgid = 0;
+
 /* Bumped by user space once per interval; selects the counter slot. */
 volatile __u64 gen;
 /* Orders key alloc/free events. */
@@ -60,6 +67,9 @@ static struct pkstop_thread *this_row(struct pkstop_totals *tot, int ctx)
 	struct pkstop_thread *t, init = {};
 	long err;
 
+	if (target_tgid && ((tid & PKS_ROW_PER_CPU) ||
+			    bpf_get_current_pid_tgid() >> 32 != target_tgid))
+		return NULL;
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t)
 		return t;
@@ -271,7 +281,7 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	struct pkstop_thread *t;
 	struct pkstop_task rec = {};
 
-	if (!task)
+	if (!task || (target_tgid && task->tgid != target_tgid))
 		return 0;
 	rec.tid = task->pid;
 	rec.pid = task->tgid;

@@ -12,19 +12,21 @@
 static const char doc[] =
 "Live, top-like view of protection keys (PKS), per thread.\n"
 "\n"
-"USAGE: pkstop [-h] [-p PID] [-r ROWS] [-s SORT] [-C] [-b] [--json] [--openmetrics FILE] [-v]\n"
-"              [interval] [count]\n"
+"USAGE: pkstop [-h] [-p PID] [-n COMM] [-r ROWS] [-s SORT] [-C] [-b] [--json]\n"
+"              [--openmetrics FILE] [-v] [interval] [count]\n"
 "\n"
 "Header: PKS present/enabled, allocated keys and owners, system totals per\n"
 "second.  Rows: threads with activity in the interval or with state (a\n"
 "window open, a PKRS other than the default), including idle threads that\n"
 "hold a device-memory window open (HELD: how long; '>' when it was already\n"
-"open when pkstop started).\n"
+"open when pkstop started).  On a terminal narrower than the full table\n"
+"(100 columns), a compact one that fits 80.\n"
 "\n"
 "EXAMPLES:\n"
 "    pkstop              # refresh every second until Ctrl-C\n"
 "    pkstop 5 10         # 10 intervals of 5 seconds\n"
 "    pkstop -p 1234      # only threads of process 1234\n"
+"    pkstop -n fio       # only threads whose name contains \"fio\"\n"
 "    pkstop -s open%     # threads holding windows longest first\n"
 "    pkstop -b 1 3 > log # batch output (also when stdout is not a TTY)\n"
 "    pkstop --json 2 5   # one JSON document per interval, one line each\n"
@@ -38,7 +40,8 @@ static const char doc[] =
 enum { OPT_JSON = 0x100, OPT_OPENMETRICS };
 
 static const struct argp_option options[] = {
-	{ "pid", 'p', "PID", 0, "Only threads of this process", 0 },
+	{ "pid", 'p', "PID", 0, "Only threads of this process (filtered in BPF)", 0 },
+	{ "name", 'n', "COMM", 0, "Only threads whose name (comm) contains COMM", 0 },
 	{ "rows", 'r', "ROWS", 0, "Rows to show (default: screen height, else 20; JSON: all; 0: all)", 0 },
 	{ "sort", 's', "SORT", 0, "Sort by depth, opens, open%, faults or tid", 0 },
 	{ "noclear", 'C', NULL, 0, "Don't clear the screen between intervals", 0 },
@@ -112,6 +115,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (parse_long("PID", arg, 1, 0x7fffffff, &val))
 			return EINVAL;
 		o->pid = val;
+		break;
+	case 'n':
+		/* A comm has at most 15 bytes: a longer COMM would match nothing, silently. */
+		if (!*arg || strlen(arg) > 15) {
+			bad("pkstop: invalid name '%s' (part of a comm: 1 to 15 bytes)\n", arg);
+			return EINVAL;
+		}
+		o->name = arg;
 		break;
 	case 'r':
 		if (parse_long("row count", arg, 0, 1000000, &val))

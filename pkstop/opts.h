@@ -18,6 +18,7 @@ struct pkstop_opts {
 	double interval;	/* seconds */
 	long count;		/* intervals to show; 0 = until interrupted */
 	pid_t pid;		/* 0 = every process */
+	const char *name;	/* -n: only comms containing this; NULL = all */
 	int rows;		/* rows to show; -1 = default (20 text, all JSON) */
 	enum pkstop_sort sort;
 	bool noclear;
@@ -26,6 +27,8 @@ struct pkstop_opts {
 	const char *openmetrics;	/* --openmetrics FILE, or NULL */
 	bool verbose;
 	bool help;		/* --help was printed: exit 0 */
+	/* Not an option: the terminal's columns, set by pkstop.c; 0 = no limit. */
+	int width;
 };
 
 /* Name <-> enum for -s; -1 for an unknown name. */

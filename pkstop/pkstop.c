@@ -28,13 +28,39 @@
 #include "account.h"
 #include "openmetrics.h"
 #include "opts.h"
+#include "summary.h"
 #include "view.h"
 
-static volatile sig_atomic_t exiting;
+static volatile sig_atomic_t exiting, resized;
 
 static void on_signal(int sig)
 {
 	exiting = 1;
+}
+
+/* SIGWINCH: only a flag; the main loop re-reads the size before its next redraw. */
+static void on_winch(int sig)
+{
+	resized = 1;
+}
+
+/*
+ * Fit the text to the terminal: its width picks the table's layout and,
+ * with @fit_rows (no -r, not batch), its height how many rows fit under
+ * the header.  On failure, what was there stays.
+ */
+static void fit_terminal(struct pkstop_opts *o, bool fit_rows)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws))
+		return;
+	/* 0: the terminal does not know (a serial console): 80 columns, 20 rows. */
+	o->width = ws.ws_col ? ws.ws_col : 80;
+	/* Under the header: a spare line (long key owners wrap), the cursor's line. */
+	if (fit_rows && ws.ws_row)
+		o->rows = ws.ws_row > PKSTOP_TEXT_HEADER_LINES + 2 ?
+			  ws.ws_row - PKSTOP_TEXT_HEADER_LINES - 2 : 1;
 }
 
 static uint64_t mono_ns(void)
@@ -367,8 +393,9 @@ int main(int argc, char **argv)
 	struct pkstop_opts opts;
 	struct pkstop_sample s;
 	struct pkstop_om om = {};
+	struct pkstop_summary sum = {};
 	uint64_t start, last, deadline, step;
-	bool tty, clear;
+	bool tty, clear, fit_rows;
 	long n = 0;
 	int err;
 
@@ -382,12 +409,19 @@ int main(int argc, char **argv)
 	tty = isatty(STDOUT_FILENO);
 	if (!tty)
 		opts.batch = true;
-	/* On a screen, by default, as many rows as fit under the header. */
-	if (tty && !opts.batch && !opts.json && opts.rows < 0) {
-		struct winsize ws;
+	/*
+	 * On a screen, the table fits its width (not a terminal: no limit,
+	 * every column) and, by default, as many rows as fit under the
+	 * header; both again after each resize.
+	 */
+	fit_rows = tty && !opts.batch && !opts.json && opts.rows < 0;
+	if (tty && !opts.json) {
+		struct sigaction sa = { .sa_handler = on_winch, .sa_flags = SA_RESTART };
 
-		if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 8)
-			opts.rows = ws.ws_row - 8;
+		opts.width = 80;
+		fit_terminal(&opts, fit_rows);
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGWINCH, &sa, NULL);
 	}
 	clear = !opts.batch && !opts.json && !opts.noclear;
 	p.pks_present = pks_cpu_has_pks();
@@ -402,10 +436,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pkstop: cannot size per-CPU buffers\n");
 		return 1;
 	}
-	p.skel = pkstop_bpf__open_and_load();
+	p.skel = pkstop_bpf__open();
 	if (!p.skel) {
-		fprintf(stderr, "pkstop: cannot load the BPF programs: %s (run with -v)\n",
+		fprintf(stderr, "pkstop: cannot open the BPF object: %s (run with -v)\n",
 			strerror(errno));
+		return 2;
+	}
+	p.skel->rodata->target_tgid = opts.pid;
+	err = pkstop_bpf__load(p.skel);
+	if (err) {
+		fprintf(stderr, "pkstop: cannot load the BPF programs: %s (run with -v)\n",
+			strerror(-err));
+		pkstop_bpf__destroy(p.skel);
 		return 2;
 	}
 	err = setup_sync(&p);
@@ -450,7 +492,13 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		last = now;
+		if (resized) {
+			/* Cleared first: a resize during the ioctl is seen next time. */
+			resized = 0;
+			fit_terminal(&opts, fit_rows);
+		}
 		pkstop_sort_rows(s.rows, s.nrows, opts.sort);
+		pkstop_summary_add(&sum, &s, &opts);
 		if (opts.json) {
 			pkstop_print_json(stdout, &s, &opts);
 		} else {
@@ -479,6 +527,9 @@ int main(int argc, char **argv)
 		if (deadline < now)
 			deadline = now + step;
 	}
+	/* Ctrl-C or the last interval: the run's answer, for scripts and logs. */
+	if (sum.intervals)
+		pkstop_summary_print(stdout, &sum, opts.json);
 	err = 0;
 out:
 	bpf_link__destroy(p.iter);

@@ -70,8 +70,32 @@ const char *pkstop_fmt_duration(double s, char *buf, size_t len)
 		snprintf(buf, len, "%llum%02llus", t / 60, t % 60);
 	else if (t < 86400)
 		snprintf(buf, len, "%lluh%02llum", t / 3600, t % 3600 / 60);
-	else
+	else if (t < 100 * 86400)
 		snprintf(buf, len, "%llud%02lluh", t / 86400, t % 86400 / 3600);
+	else	/* at most 6 characters below 1000 years, '>' included: the HELD column */
+		snprintf(buf, len, "%llud", t / 86400);
+	return buf;
+}
+
+/*
+ * @v in at most @width characters, for a column: "%.*f" when it fits,
+ * else without decimals, else in k, M, G... (12345678.9 in 8 columns is
+ * "12345679", in 6 "12346k", in 5 "12.3M").  @buf of at least 32 bytes.
+ */
+static const char *fmt_fit(double v, int prec, int width, char *buf, size_t len)
+{
+	static const char suffix[] = "kMGTPE";
+	int i;
+
+	if (snprintf(buf, len, "%.*f", prec, v) <= width ||
+	    snprintf(buf, len, "%.0f", v) <= width)
+		return buf;
+	for (i = 0; suffix[i]; i++) {
+		v /= 1000;
+		if (snprintf(buf, len, "%.1f%c", v, suffix[i]) <= width ||
+		    snprintf(buf, len, "%.0f%c", v, suffix[i]) <= width)
+			break;
+	}
 	return buf;
 }
 
@@ -81,17 +105,46 @@ int pkstop_fmt_rights(uint32_t pkrs, uint16_t keymask, char *buf, size_t len)
 	return pks_format_pkrs(pkrs, keymask & ~1u, buf, len);
 }
 
-const char *pkstop_table_header(void)
+/*
+ * Two layouts.  Wide (100 columns and more): every column, for a terminal
+ * that has the room and for output that is not a terminal (logs, scripts).
+ * Compact (under 80 with up to two device-memory keys), for an 80-column
+ * terminal: no PKRS (RIGHTS decodes it), no MAXD, no UPD/s; an exited
+ * thread says so under RIGHTS.  JSON has everything either way.
+ */
+#define WIDE_FMT	"%7s %7s %-16s %-10s %5s %4s %8s %6s %7s %6s %7s %s"
+#define COMPACT_FMT	"%7s %7s %-15s %5s %8s %6s %6s %7s %s"
+#define COMPACT_COMM	15
+#define WIDE_COMM	16
+
+const char *pkstop_table_header(bool wide)
 {
-	return "    TID     PID COMM             PKRS       DEPTH MAXD  OPENS/s  OPEN%   UPD/s FAULTS    HELD RIGHTS";
+	if (wide)
+		return "    TID     PID COMM             PKRS       DEPTH MAXD  OPENS/s  OPEN%"
+		       "   UPD/s FAULTS    HELD RIGHTS";
+	return "    TID     PID COMM            DEPTH  OPENS/s  OPEN% FAULTS    HELD RIGHTS";
 }
 
-int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval_s,
+bool pkstop_layout_wide(int width, uint16_t keymask)
+{
+	/* The rights of every allocated key take the same room in every row. */
+	int rights = pkstop_fmt_rights(0, keymask, NULL, 0);
+	int before = strlen(pkstop_table_header(true)) - strlen("RIGHTS");
+
+	return width <= 0 || width >= before + (rights > 6 ? rights : 6);
+}
+
+int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval_s, bool wide,
 		   char *buf, size_t len)
 {
-	char pkrs[16], depth[12], rights[128], held[16];
+	char tid[16], pid[16], comm[WIDE_COMM + 1], pkrs[16], depth[16], maxd[16];
+	char opens[32], pct[16], upd[32], faults[32], rights[128], held[16];
 	double per_s = interval_s > 0 ? 1.0 / interval_s : 0;
 
+	snprintf(tid, sizeof(tid), "%u", r->tid);
+	snprintf(pid, sizeof(pid), "%u", r->pid);
+	/* Whole escapes that fit the column: the name is the task's to choose. */
+	pks_escape_comm(r->comm, sizeof(r->comm), comm, wide ? WIDE_COMM + 1 : COMPACT_COMM + 1);
 	if (r->have_state) {
 		snprintf(pkrs, sizeof(pkrs), "0x%08x", r->pkrs);
 		snprintf(depth, sizeof(depth), "%u", r->depth);
@@ -99,20 +152,35 @@ int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval
 	} else {
 		snprintf(pkrs, sizeof(pkrs), "%s", r->exited ? "(exited)" : "-");
 		snprintf(depth, sizeof(depth), "-");
-		snprintf(rights, sizeof(rights), "-");
+		/* Compact has no PKRS column: "(exited)" goes here. */
+		snprintf(rights, sizeof(rights), "%s", wide ? "-" : pkrs);
 	}
+	snprintf(maxd, sizeof(maxd), "%u", r->max_depth);
+	fmt_fit(r->d.opens * per_s, 1, 8, opens, sizeof(opens));
+	snprintf(pct, sizeof(pct), "%.1f", r->open_pct);
+	fmt_fit(r->d.updates * per_s, 1, 7, upd, sizeof(upd));
+	fmt_fit(r->d.faults, 0, 6, faults, sizeof(faults));
 	held[0] = r->held_s >= 0 && r->held_lower_bound ? '>' : '\0';
 	held[1] = '\0';
 	pkstop_fmt_duration(r->held_s, held + strlen(held), sizeof(held) - strlen(held));
-	return snprintf(buf, len, "%7u %7u %-16.16s %-10s %5s %4u %8.1f %6.1f %7.1f %6llu %7s %s",
-			r->tid, r->pid, r->comm, pkrs, depth, r->max_depth,
-			r->d.opens * per_s, r->open_pct, r->d.updates * per_s,
-			(unsigned long long)r->d.faults, held, rights);
+	if (wide)
+		return snprintf(buf, len, WIDE_FMT, tid, pid, comm, pkrs, depth, maxd, opens, pct,
+				upd, faults, held, rights);
+	return snprintf(buf, len, COMPACT_FMT, tid, pid, comm, depth, opens, pct, faults, held,
+			rights);
 }
 
-static bool row_visible(const struct pkstop_row *r, const struct pkstop_opts *o)
+bool pkstop_row_visible(const struct pkstop_row *r, const struct pkstop_opts *o)
 {
-	return !o->pid || r->pid == (uint32_t)o->pid;
+	char comm[sizeof(r->comm) + 1];
+
+	if (o->pid && r->pid != (uint32_t)o->pid)
+		return false;
+	if (!o->name)
+		return true;
+	/* The raw bytes, as the kernel has them; comm need not end in a NUL. */
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r->comm), r->comm);
+	return strstr(comm, o->name);
 }
 
 /* -r: 0 means all; the default is 20 on screen and all in JSON. */
@@ -131,15 +199,16 @@ size_t pkstop_visible_rows(const struct pkstop_sample *s, const struct pkstop_op
 	size_t i, match = 0, limit = row_limit(o);
 
 	for (i = 0; i < s->nrows; i++)
-		match += row_visible(&s->rows[i], o);
+		match += pkstop_row_visible(&s->rows[i], o);
 	*shown = match < limit ? match : limit;
 	return match;
 }
 
-static void pks_state(const struct pkstop_sample *s, char *buf, size_t len)
+static void pks_state(const struct pkstop_sample *s, bool wide, char *buf, size_t len)
 {
 	if (!s->pks_present)
-		snprintf(buf, len, "not present on this CPU (the kernel runs unprotected)");
+		snprintf(buf, len, "not present on this CPU%s",
+			 wide ? " (the kernel runs unprotected)" : "");
 	else if (s->pks_enabled)
 		snprintf(buf, len, "present, enabled");
 	else
@@ -148,15 +217,16 @@ static void pks_state(const struct pkstop_sample *s, char *buf, size_t len)
 
 void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o)
 {
-	char tbuf[32], state[80], line[512];
+	char tbuf[32], state[80], line[512], n1[32], n2[32], n3[32], n4[32];
 	double per_s = s->interval_s > 0 ? 1.0 / s->interval_s : 0;
+	bool wide = pkstop_layout_wide(o->width, s->keymask);
 	size_t i, match, shown, n = 0;
 	struct tm tm;
 	int key, nkeys = 0;
 
 	localtime_r(&s->wall.tv_sec, &tm);
 	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
-	pks_state(s, state, sizeof(state));
+	pks_state(s, wide, state, sizeof(state));
 	fprintf(f, "pkstop - %s  interval %.2fs  PKS: %s\n", tbuf, s->interval_s, state);
 	fprintf(f, "Keys:");
 	for (key = 0; key < PKS_NR_KEYS; key++) {
@@ -167,28 +237,45 @@ void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkst
 	}
 	fprintf(f, "%s  (from %s)\n", nkeys ? "" : " none",
 		s->keys_from_debugfs ? "debugfs" : "alloc/free events");
-	fprintf(f, "Totals/s: opens %.1f  PKRS writes %.1f  updates %.1f  faults %.1f"
-		"  (irq-context events %llu)\n",
-		s->totals.opens * per_s, s->totals.pkrs_writes * per_s,
-		s->totals.updates * per_s, s->totals.faults * per_s,
-		(unsigned long long)s->irq_events);
 	match = pkstop_visible_rows(s, o, &shown);
-	fprintf(f, "Drops: %llu (thread map full %llu, BPF runs missed %llu)  "
-		"threads: %zu shown of %zu, %llu tracked  pkstop CPU %.1fms\n\n",
-		(unsigned long long)(s->map_full + s->missed),
-		(unsigned long long)s->map_full, (unsigned long long)s->missed,
-		shown, match, (unsigned long long)s->threads_tracked, s->self_cpu_ms);
-	fprintf(f, "%s\n", pkstop_table_header());
+	if (wide) {
+		fprintf(f, "Totals/s: opens %.1f  PKRS writes %.1f  updates %.1f  faults %.1f"
+			"  (irq-context events %llu)\n",
+			s->totals.opens * per_s, s->totals.pkrs_writes * per_s,
+			s->totals.updates * per_s, s->totals.faults * per_s,
+			(unsigned long long)s->irq_events);
+		fprintf(f, "Drops: %llu (thread map full %llu, BPF runs missed %llu)  "
+			"threads: %zu shown of %zu, %llu tracked  pkstop CPU %.1fms\n\n",
+			(unsigned long long)(s->map_full + s->missed),
+			(unsigned long long)s->map_full, (unsigned long long)s->missed,
+			shown, match, (unsigned long long)s->threads_tracked, s->self_cpu_ms);
+	} else {
+		/* The same, in lines under 80 columns (PKSTOP_TEXT_HEADER_LINES). */
+		fprintf(f, "Totals/s: opens %s  PKRS writes %s  updates %s  faults %s\n",
+			fmt_fit(s->totals.opens * per_s, 1, 7, n1, sizeof(n1)),
+			fmt_fit(s->totals.pkrs_writes * per_s, 1, 7, n2, sizeof(n2)),
+			fmt_fit(s->totals.updates * per_s, 1, 7, n3, sizeof(n3)),
+			fmt_fit(s->totals.faults * per_s, 1, 7, n4, sizeof(n4)));
+		fprintf(f, "Drops: %s (map full %s, missed %s)  irq-context events %s\n",
+			fmt_fit(s->map_full + s->missed, 0, 7, n1, sizeof(n1)),
+			fmt_fit(s->map_full, 0, 7, n2, sizeof(n2)),
+			fmt_fit(s->missed, 0, 7, n3, sizeof(n3)),
+			fmt_fit(s->irq_events, 0, 7, n4, sizeof(n4)));
+		fprintf(f, "Threads: %zu shown of %zu, %s tracked  pkstop CPU %.1fms\n\n",
+			shown, match, fmt_fit(s->threads_tracked, 0, 7, n1, sizeof(n1)),
+			s->self_cpu_ms);
+	}
+	fprintf(f, "%s\n", pkstop_table_header(wide));
 	for (i = 0; i < s->nrows && n < shown; i++) {
-		if (!row_visible(&s->rows[i], o))
+		if (!pkstop_row_visible(&s->rows[i], o))
 			continue;
-		pkstop_fmt_row(&s->rows[i], s->keymask, s->interval_s, line, sizeof(line));
+		pkstop_fmt_row(&s->rows[i], s->keymask, s->interval_s, wide, line, sizeof(line));
 		fprintf(f, "%s\n", line);
 		n++;
 	}
 }
 
-static void json_counts(FILE *f, const struct pkstop_delta *d, double per_s)
+void pkstop_json_counts(FILE *f, const struct pkstop_delta *d, double per_s)
 {
 	fprintf(f, "\"opens\":%llu,\"enables\":%llu,\"pkrs_writes\":%llu,\"updates\":%llu,"
 		"\"faults\":%llu,\"opens_per_s\":%.3f,\"pkrs_writes_per_s\":%.3f,"
@@ -236,7 +323,7 @@ static void json_row(FILE *f, const struct pkstop_row *r, uint16_t keymask, doub
 		fprintf(f, ",\"pkrs\":null,\"rights\":null,\"depth\":null");
 	}
 	fprintf(f, ",\"max_depth\":%u,", r->max_depth);
-	json_counts(f, &r->d, per_s);
+	pkstop_json_counts(f, &r->d, per_s);
 	fprintf(f, ",\"open_pct\":%.2f,\"held_s\":", r->open_pct);
 	if (r->held_s >= 0)
 		fprintf(f, "%.3f", r->held_s);
@@ -251,12 +338,11 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 	double per_s = s->interval_s > 0 ? 1.0 / s->interval_s : 0;
 	size_t i, match, shown, n = 0;
 	char tbuf[40];
-	struct tm tm;
 	int key, nkeys = 0;
 
-	gmtime_r(&s->wall.tv_sec, &tm);
-	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(f, "{\"time\":\"%s\",\"timestamp\":%lld.%03ld,\"interval_s\":%.3f,",
+	pks_iso8601((int64_t)s->wall.tv_sec * 1000000000 + s->wall.tv_nsec, tbuf, sizeof(tbuf));
+	pks_json_open(f, "sample");
+	fprintf(f, ",\"time\":\"%s\",\"timestamp\":%lld.%03ld,\"interval_s\":%.3f,",
 		tbuf, (long long)s->wall.tv_sec, s->wall.tv_nsec / 1000000, s->interval_s);
 	fprintf(f, "\"pks\":{\"present\":%s,\"enabled\":%s},\"keys\":[",
 		s->pks_present ? "true" : "false", s->pks_enabled ? "true" : "false");
@@ -269,7 +355,7 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 	}
 	fprintf(f, "],\"keys_source\":\"%s\",\"totals\":{",
 		s->keys_from_debugfs ? "debugfs" : "events");
-	json_counts(f, &s->totals, per_s);
+	pkstop_json_counts(f, &s->totals, per_s);
 	fprintf(f, "},\"irq_events\":%llu,\"key_events\":%llu,"
 		"\"drops\":{\"total\":%llu,\"map_full\":%llu,\"missed\":%llu},",
 		(unsigned long long)s->irq_events, (unsigned long long)s->key_events,
@@ -281,7 +367,7 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 		(unsigned long long)s->threads_tracked, match, s->self_cpu_ms,
 		pkstop_sort_name(o->sort));
 	for (i = 0; i < s->nrows && n < shown; i++) {
-		if (!row_visible(&s->rows[i], o))
+		if (!pkstop_row_visible(&s->rows[i], o))
 			continue;
 		if (n++)
 			fputc(',', f);

@@ -79,14 +79,30 @@ const char *pkstop_fmt_duration(double s, char *buf, size_t len);
 /* Rights of the allocated keys other than key 0 (the kernel's), e.g. "1:NA". */
 int pkstop_fmt_rights(uint32_t pkrs, uint16_t keymask, char *buf, size_t len);
 
-/* One table line (no newline) and its header. */
-int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval_s,
-		   char *buf, size_t len);
-const char *pkstop_table_header(void);
+/*
+ * The table's layout for a terminal @width columns wide (0: not a terminal,
+ * no limit): the wide one (every column) when its rows fit, else the
+ * compact one, under 80 columns with up to two keys besides key 0.
+ */
+bool pkstop_layout_wide(int width, uint16_t keymask);
 
-/* Rows that pass -p and fit -r. */
+/* One table line (no newline) and its header, in either layout. */
+int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval_s, bool wide,
+		   char *buf, size_t len);
+const char *pkstop_table_header(bool wide);
+
+/* Lines pkstop_print_text() prints above the rows, at most (no wrapping). */
+#define PKSTOP_TEXT_HEADER_LINES	7
+
+/* The row passes -p and -n. */
+bool pkstop_row_visible(const struct pkstop_row *r, const struct pkstop_opts *o);
+
+/* Rows that pass -p and -n and fit -r. */
 size_t pkstop_visible_rows(const struct pkstop_sample *s, const struct pkstop_opts *o,
 			   size_t *shown);
+
+/* "opens":N,...,"faults_per_s":X: counts and their rates (JSON members). */
+void pkstop_json_counts(FILE *f, const struct pkstop_delta *d, double per_s);
 
 void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o);
 void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o);

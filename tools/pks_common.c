@@ -2,9 +2,11 @@
 /* Shared user-space helpers for the PKS BPF tools; see pks_common.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -128,17 +130,24 @@ static bool have_cap(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
-int pks_kernel_has_tracepoints(void)
+int pks_kernel_has_event(const char *event)
 {
+	char name[128];
 	struct btf *btf;
 	int id;
 
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return -errno ? -errno : -ENOENT;
-	id = btf__find_by_name_kind(btf, "btf_trace_pks_fault", BTF_KIND_TYPEDEF);
+	snprintf(name, sizeof(name), "btf_trace_%s", event);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
 	btf__free(btf);
 	return id > 0;
+}
+
+int pks_kernel_has_tracepoints(void)
+{
+	return pks_kernel_has_event("pks_fault");
 }
 
 int pks_check_environment(const char *tool)
@@ -168,9 +177,69 @@ int pks_check_environment(const char *tool)
 	return 0;
 }
 
+/*
+ * Length of the valid UTF-8 sequence at @p (RFC 3629: no overlong forms,
+ * no surrogates, nothing past U+10FFFF), or 0.  @p is NUL-terminated, and
+ * NUL is no continuation byte: this never reads past the end.
+ */
+static int utf8_len(const unsigned char *p, uint32_t *cp)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int n, i;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* The second byte's range rules out overlongs, surrogates and > U+10FFFF. */
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	*cp = p[0] & (0xff >> (n + 1));
+	for (i = 1; i < n; i++) {
+		if (p[i] < lo || p[i] > hi)
+			return 0;
+		*cp = *cp << 6 | (p[i] & 0x3f);
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
+
+void pks_json_open(FILE *f, const char *type)
+{
+	fprintf(f, "{\"type\":\"%s\",\"schema\":%d", type, PKS_JSON_SCHEMA);
+}
+
+const char *pks_iso8601(int64_t ns, char *buf, size_t len)
+{
+	time_t secs = ns / 1000000000;
+	struct tm tm;
+
+	if (ns < 0 || !gmtime_r(&secs, &tm)) {
+		snprintf(buf, len, "%" PRId64, ns);
+		return buf;
+	}
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (long)(ns % 1000000000 / 1000));
+	return buf;
+}
+
 void json_print_string(FILE *f, const char *s)
 {
 	const unsigned char *p;
+	uint32_t cp;
+	int n;
 
 	if (!s) {
 		fputs("null", f);
@@ -195,13 +264,58 @@ void json_print_string(FILE *f, const char *s)
 			fputs("\\t", f);
 			break;
 		default:
-			if (*p < 0x20 || *p >= 0x7f)
+			if (*p < 0x80) {
+				if (*p < 0x20 || *p == 0x7f)
+					fprintf(f, "\\u%04x", *p);
+				else
+					fputc(*p, f);
+				break;
+			}
+			n = utf8_len(p, &cp);
+			/*
+			 * C1 controls (U+0080-U+009F; U+009B is CSI to some
+			 * terminals) escaped: the same characters to a JSON
+			 * reader, harmless when the line reaches a terminal.
+			 */
+			if (n && cp >= 0xa0) {
+				fwrite(p, 1, n, f);
+				p += n - 1;
+			} else if (n) {
+				fprintf(f, "\\u%04x", cp);
+				p += n - 1;
+			} else {
 				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
+			}
 		}
 	}
 	fputc('"', f);
+}
+
+size_t pks_escape_comm(const char *in, size_t inlen, char *out, size_t outlen)
+{
+	size_t i, total = 0, w;
+	char esc[8];
+
+	if (outlen)
+		out[0] = '\0';
+	for (i = 0; i < inlen && in[i]; i++) {
+		unsigned char c = in[i];
+
+		if (c == '\\')
+			w = snprintf(esc, sizeof(esc), "\\\\");
+		else if (c >= 0x20 && c <= 0x7e)
+			w = snprintf(esc, sizeof(esc), "%c", c);
+		else
+			w = snprintf(esc, sizeof(esc), "\\x%02x", c);
+		/*
+		 * Whole escapes only ("\x1" would read as another byte).  total
+		 * counts what did not fit too: nothing fits after it, no gaps.
+		 */
+		if (total + w < outlen)
+			memcpy(out + total, esc, w + 1);
+		total += w;
+	}
+	return total;
 }
 
 int pks_parse_long(const char *arg, long min, long max, long *out)

@@ -65,13 +65,40 @@ int pks_check_environment(const char *tool);
 
 /* The kernel BTF has the btf_trace_pks_fault typedef (i.e. the tracepoints). */
 int pks_kernel_has_tracepoints(void);
+/* ... and btf_trace_@event: 1 yes, 0 no, -errno when BTF is unreadable. */
+int pks_kernel_has_event(const char *event);
 
 /*
- * @s as a quoted JSON string: '"' and '\\' escaped, control characters and
- * bytes >= 0x7f as \u00XX (so arbitrary comm bytes stay valid JSON).
- * NULL prints null.
+ * @s as a quoted JSON string: '"' and '\\' escaped, control characters
+ * (C0, DEL, and C1 even when validly encoded) as \u00XX.  Valid UTF-8 is
+ * copied as is, so names stay readable; a byte that is not part of valid
+ * UTF-8 (e.g. a comm cut inside a character) becomes \u00XX, its Latin-1
+ * reading, so arbitrary comm bytes still make valid JSON.  NULL prints null.
  */
 void json_print_string(FILE *f, const char *s);
+
+/*
+ * Both tools write one JSON dialect (documented in their man pages): each
+ * line an object that starts with its "type" and the dialect's "schema"
+ * version, timestamps as ISO 8601 UTC, the same names for the same things.
+ * A change that renames or removes a field bumps the version.
+ */
+#define PKS_JSON_SCHEMA 1
+/* Start an object: {"type":"TYPE","schema":N (no comma after). */
+void pks_json_open(FILE *f, const char *type);
+/* @ns since the epoch as "2026-12-05T11:30:28.968691Z"; buf of 32 bytes. */
+const char *pks_iso8601(int64_t ns, char *buf, size_t len);
+
+/*
+ * A task's comm (attacker-chosen bytes) for text output on a terminal:
+ * printable ASCII 0x20-0x7e as is except the backslash (doubled), every
+ * other byte as "\xNN", so a name cannot carry escape sequences and an
+ * escape in the output cannot be mistaken for a name's own bytes.  Reads @in up to
+ * @inlen bytes or a NUL.  @out is always NUL-terminated when @outlen > 0,
+ * and truncated between escapes, never inside one.  Returns the length of
+ * the whole escaped name, like snprintf.
+ */
+size_t pks_escape_comm(const char *in, size_t inlen, char *out, size_t outlen);
 
 /*
  * A whole decimal number in [min, max] (no sign games, no trailing junk).

@@ -63,6 +63,10 @@ static int handle_event(void *ctx, void *data, size_t size)
 		report_add_leak(&report, e);
 		pksfault_print_leak(stdout, &env, e, windows_closed(&windows, e->tid, e->open_ns));
 		break;
+	case PKSFAULT_EV_UNBALANCED:
+		report_add_unbalanced(&report, e);
+		pksfault_print_unbalanced(stdout, &env, e);
+		break;
 	}
 	return 0;
 }
@@ -307,6 +311,12 @@ int main(int argc, char **argv)
 		bpf_program__set_autoload(skel->progs.dev_access_enable, false);
 		bpf_program__set_autoload(skel->progs.dev_access_disable, false);
 		bpf_program__set_autoload(skel->progs.pksfault_seed_windows, false);
+	}
+	/* Kernels of this series before the event: say so, trace the rest. */
+	if (pks_kernel_has_event("dev_access_unbalanced") != 1) {
+		fprintf(stderr, "pksfault: this kernel has no dev_access_unbalanced event: "
+			"unbalanced window closes are not reported\n");
+		bpf_program__set_autoload(skel->progs.dev_access_unbalanced, false);
 	}
 	err = pksfault_bpf__load(skel);
 	if (err) {

@@ -11,6 +11,8 @@
 #include "pksfault_fmt.h"
 
 #define SYM_LEN 160
+/* A comm escaped for text: up to 4 bytes ("\xNN") for each of its bytes. */
+#define TEXT_COMM_LEN (PKSFAULT_TASK_COMM_LEN * 4 + 1)
 
 const char *pksfault_owner(const struct pksfault_env *env, int key, const char *ev_owner)
 {
@@ -130,7 +132,7 @@ static const char *device_of(const struct pksfault_env *env, const struct pksfau
 	return buf;
 }
 
-static void json_pkrs_keys(FILE *f, uint32_t pkrs, uint16_t mask)
+static void json_rights(FILE *f, uint32_t pkrs, uint16_t mask)
 {
 	int key, first = 1;
 
@@ -149,15 +151,17 @@ static void json_task(FILE *f, const struct pksfault_env *env, uint64_t ts_ns, _
 {
 	char when[32];
 
+	/* "time": wall clock, ISO 8601 UTC; "ts_ns": CLOCK_MONOTONIC, as the kernel's. */
+	pks_iso8601((int64_t)ts_ns + env->mono_to_real_ns, when, sizeof(when));
 	fprintf(f, "\"time\":\"%s\",\"ts_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,"
-		"\"comm\":", pksfault_time(env, ts_ns, when, sizeof(when)), ts_ns, cpu, pid, tid);
+		"\"comm\":", when, ts_ns, cpu, pid, tid);
 	json_print_string(f, comm);
 }
 
 void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e)
 {
 	char when[32], dev[96], rights[128], ip[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
-	char owner[PKSFAULT_OWNER_LEN + 1];
+	char owner[PKSFAULT_OWNER_LEN + 1], tcomm[TEXT_COMM_LEN];
 	uint16_t mask = pksfault_keymask(env, e->key);
 
 	/* The BPF side NUL-terminates, but never trust a record's strings. */
@@ -167,7 +171,8 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 	pks_format_pkrs(e->pkrs, mask, rights, sizeof(rights));
 	ksyms_format(env->ks, e->ip, ip, sizeof(ip));
 	if (env->json) {
-		fputs("{\"type\":\"fault\",", f);
+		pks_json_open(f, "fault");
+		fputc(',', f);
 		json_task(f, env, e->ts_ns, e->cpu, e->pid, e->tid, comm);
 		fprintf(f, ",\"address\":\"0x%" PRIx64 "\",\"phys\":\"0x%" PRIx64 "\",\"device\":",
 			(uint64_t)e->address, (uint64_t)e->phys);
@@ -184,8 +189,8 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 		fprintf(f, ",\"access\":\"%s\",\"write\":%s,\"ip\":\"0x%" PRIx64 "\",\"ip_sym\":",
 			e->write ? "write" : "read", e->write ? "true" : "false", (uint64_t)e->ip);
 		json_print_string(f, ip);
-		fprintf(f, ",\"pkrs\":\"0x%08x\",\"pkrs_keys\":", e->pkrs);
-		json_pkrs_keys(f, e->pkrs, mask);
+		fprintf(f, ",\"pkrs\":\"0x%08x\",\"rights\":", e->pkrs);
+		json_rights(f, e->pkrs, mask);
 		fprintf(f, ",\"depth\":%u,\"mode\":\"%s\",\"outcome\":\"%s\",\"context\":\"%s\","
 			"\"stack\":", e->depth, pks_fault_mode_name(e->mode),
 			pks_fault_outcome_name(e->outcome), pksfault_ctx_name(e->ctx));
@@ -193,9 +198,11 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 		fputs("}\n", f);
 		return;
 	}
+	/* Any task can name itself: no terminal escapes from its comm. */
+	pks_escape_comm(e->comm, PKSFAULT_TASK_COMM_LEN, tcomm, sizeof(tcomm));
 	fprintf(f, "%s FAULT cpu=%u pid=%u tid=%u comm=%s %s addr=0x%" PRIx64 "%s%s key=%d (%s) "
 		"pkrs=0x%08x [%s] depth=%u mode=%s outcome=%s%s%s\n",
-		pksfault_time(env, e->ts_ns, when, sizeof(when)), e->cpu, e->pid, e->tid, comm,
+		pksfault_time(env, e->ts_ns, when, sizeof(when)), e->cpu, e->pid, e->tid, tcomm,
 		e->write ? "write" : "read", (uint64_t)e->address, dev[0] ? " dev=" : "", dev,
 		e->key, pksfault_owner(env, e->key, owner), e->pkrs, rights, e->depth,
 		pks_fault_mode_name(e->mode), pks_fault_outcome_name(e->outcome),
@@ -212,6 +219,7 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 static void print_window(FILE *f, const struct pksfault_env *env, const struct window_view *v)
 {
 	char when[32], opener[SYM_LEN], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
+	char tcomm[TEXT_COMM_LEN];
 	bool before = v->flags & PKSFAULT_WIN_SEEDED;
 	const char *owner = v->key >= 0 ? pksfault_owner(env, v->key, NULL) : "key unknown";
 
@@ -219,7 +227,8 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 	ksyms_format(env->ks, v->open_caller, opener, sizeof(opener));
 	ksyms_format(env->ks, v->close_caller, closer, sizeof(closer));
 	if (env->json) {
-		fprintf(f, "{\"type\":\"%s\",", v->type);
+		pks_json_open(f, v->type);
+		fputc(',', f);
 		json_task(f, env, v->ts_ns, v->cpu, v->pid, v->tid, comm);
 		fprintf(f, ",\"key\":%d,\"owner\":", v->key);
 		json_print_string(f, owner);
@@ -240,8 +249,9 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 		fputs("}\n", f);
 		return;
 	}
+	pks_escape_comm(v->comm, PKSFAULT_TASK_COMM_LEN, tcomm, sizeof(tcomm));
 	fprintf(f, "%s %s pid=%u tid=%u comm=%s key=%d (%s) %s %.3f ms opened_by=%s%s%s\n",
-		pksfault_time(env, v->ts_ns, when, sizeof(when)), v->label, v->pid, v->tid, comm,
+		pksfault_time(env, v->ts_ns, when, sizeof(when)), v->label, v->pid, v->tid, tcomm,
 		v->key, owner, v->still_open ? "held so far" : "held", v->held_ns / 1e6,
 		before ? "before-attach" : opener, v->still_open ? "" : " closed_by=",
 		v->still_open ? "" : closer);
@@ -280,4 +290,33 @@ void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct p
 	};
 
 	print_window(f, env, &v);
+}
+
+void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
+			       const struct pksfault_event *e)
+{
+	char when[32], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1], tcomm[TEXT_COMM_LEN];
+	const char *owner = pksfault_owner(env, e->key, NULL);
+
+	snprintf(comm, sizeof(comm), "%.*s", PKSFAULT_TASK_COMM_LEN, e->comm);
+	ksyms_format(env->ks, e->close_caller, closer, sizeof(closer));
+	if (env->json) {
+		pks_json_open(f, "unbalanced_close");
+		fputc(',', f);
+		json_task(f, env, e->ts_ns, e->cpu, e->pid, e->tid, comm);
+		fprintf(f, ",\"key\":%d,\"owner\":", e->key);
+		json_print_string(f, owner);
+		fputs(",\"closed_by\":", f);
+		json_print_string(f, closer);
+		fprintf(f, ",\"context\":\"%s\",\"stack\":", pksfault_ctx_name(e->ctx));
+		pksfault_json_stack(f, env, e->stack, e->stack_sz, 0);
+		fputs("}\n", f);
+		return;
+	}
+	pks_escape_comm(e->comm, PKSFAULT_TASK_COMM_LEN, tcomm, sizeof(tcomm));
+	fprintf(f, "%s UNBALANCED cpu=%u pid=%u tid=%u comm=%s key=%d (%s) closed_by=%s "
+		"context=%s (closed a window that was not open)\n",
+		pksfault_time(env, e->ts_ns, when, sizeof(when)), e->cpu, e->pid, e->tid, tcomm,
+		e->key, owner, closer, pksfault_ctx_name(e->ctx));
+	pksfault_print_stack(f, env, e->stack, e->stack_sz, 0, "      ");
 }

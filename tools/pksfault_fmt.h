@@ -60,6 +60,9 @@ void pksfault_print_leak(FILE *f, const struct pksfault_env *env, const struct p
  */
 void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct pksfault_window *w,
 			 uint64_t now_ns, bool leak);
+/* A close of a window that was not open, with the closer's stack. */
+void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
+			       const struct pksfault_event *e);
 /*
  * Index of the first frame worth showing: the one at @ip (a fault's
  * interrupted context) if present, else the first below the BPF program

@@ -56,6 +56,19 @@ void report_add_leak(struct pksfault_report *r, const struct pksfault_event *e)
 	r->leaks++;
 }
 
+void report_add_unbalanced(struct pksfault_report *r, const struct pksfault_event *e)
+{
+	r->unbalanced++;
+}
+
+/* Counted in BPF too: one whose record was lost still counts. */
+static uint64_t unbalanced(const struct pksfault_report *r)
+{
+	uint64_t counted = r->stats.v[PKSFAULT_STAT_UNBALANCED];
+
+	return r->unbalanced > counted ? r->unbalanced : counted;
+}
+
 void report_add_open(struct pksfault_report *r, uint64_t held_ns)
 {
 	r->open_windows++;
@@ -74,7 +87,7 @@ int report_exit_code(const struct pksfault_report *r)
 {
 	/* Faults are counted in BPF too: a fault whose record was lost still counts. */
 	if (r->faults || r->stats.v[PKSFAULT_STAT_FAULTS] || r->leaks || r->open_leaks ||
-	    report_lost(r))
+	    unbalanced(r) || report_lost(r))
 		return PKSFAULT_EXIT_FOUND;
 	if (r->cmd_timed_out)
 		return PKSFAULT_EXIT_TIMEOUT;
@@ -125,7 +138,8 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 	char ip[160];
 	int i, key, first = 1;
 
-	fprintf(f, "{\"type\":\"summary\",\"elapsed_s\":%.3f,\"faults\":%" PRIu64
+	pks_json_open(f, "summary");
+	fprintf(f, ",\"elapsed_s\":%.3f,\"faults\":%" PRIu64
 		",\"faults_counted\":%" PRIu64 ",\"faults_by_key\":[", r->elapsed_s, r->faults,
 		(uint64_t)st->v[PKSFAULT_STAT_FAULTS]);
 	for (key = 0; key < PKS_NR_KEYS; key++) {
@@ -158,14 +172,15 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 		",\"windows_unmatched\":%" PRIu64 ",\"irq_events_ignored\":%" PRIu64
 		",\"lost_events\":%" PRIu64 ",\"ringbuf_drops\":%" PRIu64
 		",\"untracked_windows\":%" PRIu64 ",\"recursion_misses\":%" PRIu64
-		",\"leaks_reported_open\":%" PRIu64 ",\"windows_open_at_attach\":%" PRIu64,
+		",\"leaks_reported_open\":%" PRIu64 ",\"windows_open_at_attach\":%" PRIu64
+		",\"unbalanced_closes\":%" PRIu64,
 		r->leaks, r->open_leaks, r->open_windows,
 		(uint64_t)st->v[PKSFAULT_STAT_WIN_OPENED], (uint64_t)st->v[PKSFAULT_STAT_WIN_CLOSED],
 		(uint64_t)st->v[PKSFAULT_STAT_WIN_UNMATCHED],
 		(uint64_t)st->v[PKSFAULT_STAT_IRQ_EVENTS], report_lost(r),
 		(uint64_t)st->v[PKSFAULT_STAT_LOST], (uint64_t)st->v[PKSFAULT_STAT_WIN_UNTRACKED],
 		r->recursion_misses, r->leaks_reported_open,
-		(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED]);
+		(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED], unbalanced(r));
 	if (r->hist_enabled) {
 		fputs(",\"hist_usecs\":", f);
 		hist_json_log2(f, r->hist, PKSFAULT_HIST_SLOTS);
@@ -232,6 +247,8 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED],
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_UNMATCHED],
 			(uint64_t)st->v[PKSFAULT_STAT_IRQ_EVENTS]);
+	fprintf(f, "unbalanced closes (a window closed that was not open): %" PRIu64 "\n",
+		unbalanced(r));
 	if (r->hist_enabled) {
 		fprintf(f, "window durations:\n");
 		hist_print_log2(f, r->hist, PKSFAULT_HIST_SLOTS, "usecs");
@@ -259,9 +276,11 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 		fprintf(f, "result: clean, but the command ran past --timeout and was stopped (exit 4)\n");
 		break;
 	default:
-		fprintf(f, "result: FOUND %" PRIu64 " faults, %" PRIu64 " leaks%s\n",
+		fprintf(f, "result: FOUND %" PRIu64 " faults, %" PRIu64 " leaks, %" PRIu64
+			" unbalanced closes%s\n",
 			r->faults > st->v[PKSFAULT_STAT_FAULTS] ? r->faults
 								 : (uint64_t)st->v[PKSFAULT_STAT_FAULTS],
-			r->leaks + r->open_leaks, report_lost(r) ? ", events lost" : "");
+			r->leaks + r->open_leaks, unbalanced(r),
+			report_lost(r) ? ", events lost" : "");
 	}
 }

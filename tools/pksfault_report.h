@@ -30,6 +30,7 @@ struct pksfault_report {
 	uint64_t open_leaks;		/* still open at exit, past the threshold */
 	uint64_t open_windows;		/* still open at exit, any age */
 	uint64_t leaks_reported_open;	/* leaks reported by a sweep before closing */
+	uint64_t unbalanced;		/* closes of a window that was not open */
 	uint64_t recursion_misses;	/* BPF runs the kernel skipped (prog info) */
 	struct pksfault_stats stats;	/* BPF counters, summed over CPUs */
 	uint64_t hist[PKSFAULT_HIST_SLOTS];
@@ -47,12 +48,13 @@ struct pksfault_report {
 
 void report_add_fault(struct pksfault_report *r, const struct pksfault_event *e);
 void report_add_leak(struct pksfault_report *r, const struct pksfault_event *e);
+void report_add_unbalanced(struct pksfault_report *r, const struct pksfault_event *e);
 /* A window still open at exit after @held_ns. */
 void report_add_open(struct pksfault_report *r, uint64_t held_ns);
 /* Events the run did not see: ring buffer full or untracked windows. */
 uint64_t report_lost(const struct pksfault_report *r);
 /*
- * 0 clean, 1 faults/leaks/lost events, 3 clean but the command failed,
+ * 0 clean, 1 faults/leaks/unbalanced closes/lost events, 3 clean but the command failed,
  * 4 clean but the command ran past --timeout.
  */
 int report_exit_code(const struct pksfault_report *r);

@@ -51,7 +51,7 @@ stop_pkstop() {	# NAME
 	wait "$PK" 2>/dev/null
 	med=$(python3 -c '
 import json, statistics, sys
-v = [json.loads(l)["self_cpu_ms"] for l in open(sys.argv[1])][1:]
+v = [d["self_cpu_ms"] for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"][1:]
 print(round(statistics.median(v), 2) if v else "n/a")' "$OUT/$1.json")
 	echo "BENCH pkstop_cpu_ms_per_interval_$1=$med"
 	echo "BENCH pkstop_cpu_ms_per_interval_$1_procstat=$(awk -v t=$((t - T0)) -v n=$((n - N0)) \

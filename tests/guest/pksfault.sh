@@ -172,7 +172,7 @@ injection() {
 		"all($lo <= int(f['phys'], 16) < $hi for f in by('fault'))" \
 		"all(f['device'] == 'namespace0.0' and $((64 << 20)) <= int(f['device_offset'], 16) < $((80 << 20)) for f in by('fault'))" \
 		"all(f['mode'] == 'strict' and f['outcome'] == 'fixed_up' for f in by('fault'))" \
-		"all(f['depth'] == 0 and f['pkrs_keys'][str($key)] == 'NA' for f in by('fault'))" \
+		"all(f['depth'] == 0 and f['rights'][str($key)] == 'NA' for f in by('fault'))" \
 		"all(f['ip_sym'].startswith('copy_to_kernel_nofault') for f in by('fault'))" \
 		"all(f['stack'][0] == f['ip_sym'] for f in by('fault'))" \
 		"all(any(x.split('+')[0] in INJECTORS for x in f['stack']) for f in by('fault'))" \

@@ -38,6 +38,29 @@ basics() {
 	fi
 }
 
+# The table fits the terminal it runs on: every line within 80 columns on
+# an 80x24 one (rows: the leak thread, the shell), PKRS shown on a wide one.
+tty_fit() {
+	command -v script >/dev/null || { fail "script(1) missing: cannot test on a TTY"; return; }
+	script -qec "stty cols 80 rows 24; '$PKSTOP' -C 0.5 1" /dev/null >"$OUT/tty80" 2>&1
+	script -qec "stty cols 200 rows 24; '$PKSTOP' -C 0.5 1" /dev/null >"$OUT/tty200" 2>&1
+	check "80x24 terminal: rows shown, every line within 80 columns; 200 columns: PKRS column" \
+		python3 - "$OUT/tty80" "$OUT/tty200" <<'PY'
+import re, sys
+def lines(path):
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", open(path, errors="replace").read())
+    return [l.rstrip("\r") for l in text.split("\n")]
+narrow, wide = lines(sys.argv[1]), lines(sys.argv[2])
+print("# longest of %d lines at 80 columns: %d" % (len(narrow), max(len(l) for l in narrow)))
+assert any("pks-leak" in l for l in narrow), narrow
+assert max(len(l) for l in narrow) <= 80, max(narrow, key=len)
+def header(ls):
+    return [l for l in ls if l.lstrip().startswith("TID ")]
+assert [h for h in header(wide) if " PKRS " in h], wide
+assert header(narrow) and not [h for h in header(narrow) if " PKRS " in h], narrow
+PY
+}
+
 nopks() {
 	local rc=0
 	"$PKSTOP" -b 0.5 3 >"$OUT/nopks.txt" 2>&1 || rc=$?
@@ -50,7 +73,7 @@ nopks() {
 	"$PKSTOP" --json 0.5 2 >"$OUT/nopks.json" 2>&1 || rc=$?
 	check "no PKS: JSON says present=false, no keys" python3 -c '
 import json, sys
-docs = [json.loads(l) for l in open(sys.argv[1])]
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 assert len(docs) == 2, len(docs)
 for d in docs:
     assert d["pks"] == {"present": False, "enabled": False}, d["pks"]
@@ -75,7 +98,7 @@ irq_isolation() {
 	check "irq-context events counted apart, not on the interrupted thread's row" \
 		python3 - "$OUT/irq.json" "$$" "$(grep -o '=PASS' <<<"$out" | wc -l)" <<'PY'
 import json, sys
-docs = [json.loads(l) for l in open(sys.argv[1])]
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 me, handlers = int(sys.argv[2]), int(sys.argv[3])
 rows = [r for d in docs for r in d["threads"] if r["tid"] == me]
 irq = sum(d["irq_events"] for d in docs)
@@ -111,7 +134,7 @@ softirq_rows() {
 	check "softirq: events land on the CPU's softirq row, not the interrupted thread's (pkstop exit $rc)" \
 		python3 - "$OUT/softirq.json" "$$" "$out" <<'PY'
 import json, sys
-docs = [json.loads(l) for l in open(sys.argv[1])]
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 me, out = int(sys.argv[2]), sys.argv[3]
 assert "ran=Y" in out and "blocked=Y" in out, out
 rows = [r for d in docs for r in d["threads"] if r["tid"] == me]
@@ -135,14 +158,20 @@ openmetrics() {
 		--collector.textfile.directory="$dir" --web.listen-address=127.0.0.1:9100 \
 		>"$OUT/ne.log" 2>&1 &
 	ne=$!
-	"$PKSTOP" --json --openmetrics "$dir/pks.prom" 1 3 >"$OUT/om.json" 2>"$OUT/om.err" &
+	"$PKSTOP" --json --openmetrics "$dir/pks.prom" 1 4 >"$OUT/om.json" 2>"$OUT/om.err" &
 	pk=$!
-	hook windows 2 200 2 >/dev/null
+	# Windows only once pkstop is attached (its first interval is out):
+	# loading BPF under TCG on a busy host can take seconds.
+	for _ in $(seq 300); do
+		[ -s "$OUT/om.json" ] && break
+		sleep 0.1
+	done
+	hook windows 2 200 1 >/dev/null
 	wait "$pk" || rc=$?
 	check "--openmetrics: node exporter serves pkstop's metrics, equal to its JSON (pkstop exit $rc)" \
 		python3 - "$OUT/om.json" "$dir/pks.prom" <<'PY'
 import json, re, sys, time, urllib.request
-docs = [json.loads(l) for l in open(sys.argv[1])]
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 text = open(sys.argv[2]).read()
 # The format: HELP and TYPE before each family's samples, counters named
 # *_total, label values quoted, "# EOF" last.
@@ -222,7 +251,7 @@ key_lifecycle() {
 	check "key list follows pks_key_alloc/free events without debugfs (key ${key:-?})" \
 		python3 - "$OUT/keys-ev.json" "$key" <<'PY'
 import json, sys
-docs = [json.loads(l) for l in open(sys.argv[1])]
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 key = int(sys.argv[2])
 seen = [any(k["key"] == key and k["owner"] == "pks test file" for k in d["keys"]) for d in docs]
 print("keys per interval: %s" % [d["keys"] for d in docs])
@@ -233,7 +262,7 @@ PY
 	check "debugfs key list and this shell's PKRS: key ${key:-?} NA, owner 'pks test file'" \
 		python3 - "$OUT/keys-fs.json" "$key" "$$" <<'PY'
 import json, sys
-docs = [json.loads(l) for l in open(sys.argv[1])]
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 key, me = sys.argv[2], int(sys.argv[3])
 assert any({"key": int(key), "owner": "pks test file"} in d["keys"] for d in docs)
 rows = [r for d in docs for r in d["threads"] if r["tid"] == me and r["pkrs"]]
@@ -282,12 +311,20 @@ def ok(cond, msg):
     print(("ok" if cond else "not ok") + " - " + suite + ": " + msg)
 docs = []
 try:
-    docs = [json.loads(l) for l in open(path)]
+    docs = [d for d in map(json.loads, open(path)) if d["type"] == "sample"]
     ok(len(docs) == 9, "JSON: 9 documents, one per line, all valid (%d)" % len(docs))
 except Exception as e:
     ok(False, "JSON: valid (%s)" % e)
 if not docs:
     sys.exit(0)
+# The summary on exit: the last line, the run in one object.
+summ = [d for d in map(json.loads, open(path)) if d["type"] == "summary"]
+sm = summ[0] if len(summ) == 1 else {}
+print("# summary: %s" % json.dumps({k: sm.get(k) for k in ("intervals", "held_max", "depth_max")}))
+ok(sm.get("intervals") == 9 and
+   sm["totals"]["opens"] == sum(d["totals"]["opens"] for d in docs) and
+   (sm["held_max"] or {}).get("comm") == "pks-leak" and (sm["depth_max"] or {}).get("depth", 0) >= 3,
+   "summary line: 9 intervals, the intervals' opens, longest held by pks-leak, nesting >= 3")
 d0 = docs[-1]
 owners = {k["key"]: k["owner"] for k in d0["keys"]}
 dev = [k for k, o in owners.items() if o == "Device Memory"]
@@ -357,11 +394,21 @@ PY
 	check "batch text: pks-leak row with depth 1, held time and key RW" \
 		grep -qE "^ *$lt +$lt pks-leak +0x[0-9a-f]{8} +1 +1 .* >?[0-9.]+m?s [0-9]+:RW" "$OUT/run.txt"
 	check "batch text: header shows the Device Memory key" grep -q ': Device Memory' "$OUT/run.txt"
-	"$PKSTOP" --json -p "$lt" 1 1 >"$OUT/pid.json" 2>&1
-	check "-p $lt: only that thread" python3 -c '
+	tty_fit
+	# Another thread opens windows meanwhile: with -p it must not even get
+	# an entry in the thread map (the filter is in BPF, not in the view).
+	"$PKSTOP" --json -p "$lt" 1 2 >"$OUT/pid.json" 2>&1 &
+	local pk=$!
+	sleep 0.5
+	hook windows 1 500 1 >/dev/null
+	wait "$pk"
+	check "-p $lt: only that thread, in the view and in the thread map" python3 -c '
 import json, sys
-d = json.loads(open(sys.argv[1]).readline())
-assert [r["tid"] for r in d["threads"]] == [int(sys.argv[2])], d["threads"]
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
+for d in docs:
+    assert [r["tid"] for r in d["threads"]] == [int(sys.argv[2])], d["threads"]
+    assert d["threads_tracked"] == 1, d["threads_tracked"]
+assert sum(d["totals"]["opens"] for d in docs) >= 100, "the other thread ran"
 ' "$OUT/pid.json" "$lt"
 	umount "$MNT"
 	irq_isolation

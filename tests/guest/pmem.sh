@@ -55,17 +55,8 @@ nesting() {	# LABEL
 	[[ "$out" == "nest max_depth=2 open_at_2=Y open_at_1=Y closed_at_0=Y" ]] &&
 		pass "$1: kmap inside dax_read_lock nests to depth 2, closes at 0" ||
 		fail "$1: nesting ($out)"
-	# Counted by the kernel for every unbalanced close: this one, exactly.
-	local counter=/sys/kernel/debug/dev_access/unbalanced_closes before after
-	before=$(cat "$counter")
-	out=$(hook unbalanced)
-	after=$(cat "$counter")
-	echo "# $1: $out; unbalanced_closes $before -> $after"
-	[[ "$out" == "unbalanced depth=0 closed=Y" ]] && [ -n "$before" ] &&
-		[ "$after" = $((before + 1)) ] &&
-		grep -q 'dev_access: .* closed a window that was not open' <(dmesg) &&
-		pass "$1: unbalanced disable counted (+1), reported, no underflow, key stays closed" ||
-		fail "$1: unbalanced disable ($out, count $before -> $after)"
+	# Unbalanced closes WARN: tested by the must-fail suite
+	# verdict-unbalanced (tests/guest/provoke.sh), under pksfault.
 	out=$(hook hold 50)
 	[[ "$out" == "hold ms=50 depth=1" ]] && pass "$1: leak hook holds a window" ||
 		fail "$1: leak hook ($out)"

@@ -123,7 +123,7 @@ if [ -x "$PKSTOP" ]; then
 	depths=$("$PKSTOP" --json 1 1 2>&1)
 	check "every thread's window depth is zero at the end (pkstop)" python3 -c '
 import json, sys
-doc = json.loads(sys.stdin.read().strip().splitlines()[-1])
+doc = [d for d in map(json.loads, sys.stdin) if d["type"] == "sample"][-1]
 bad = [t for t in doc["threads"] if t["depth"] not in (0, None)]
 sys.exit(1 if bad else 0)' <<<"$depths"
 else

@@ -28,12 +28,19 @@ if python3 - "$t/lines.json" <<'PY'; then
 import json, sys
 objs = [json.loads(line) for line in open(sys.argv[1])]
 types = [o["type"] for o in objs]
-assert types == ["fault", "fault", "leak", "open_window", "leak", "leak_end", "summary"], types
+assert types == ["fault", "fault", "leak", "open_window", "leak", "leak_end", "unbalanced_close",
+                 "summary"], types
+import re
+# One dialect with pkstop: "type" then "schema" first, ISO 8601 UTC times.
+for o in objs:
+    assert list(o)[:2] == ["type", "schema"] and o["schema"] == 1, list(o)[:3]
+    assert "time" not in o or re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", o["time"]), o
 f = objs[0]
+assert f["time"] == "1970-01-01T00:00:05.000000Z", f["time"]
 assert f["comm"] == 'we"ird\\sh', f["comm"]
 assert f["device"] == "namespace0.0" and f["device_offset"] == "0x4000000", f
 assert f["key"] == 1 and f["owner"] == "Device Memory" and f["write"] is True
-assert f["pkrs"] == "0x55555554" and f["pkrs_keys"] == {"0": "RW", "1": "NA", "3": "NA"}
+assert f["pkrs"] == "0x55555554" and f["rights"] == {"0": "RW", "1": "NA", "3": "NA"}
 assert f["ip_sym"] == "copy_to_kernel_nofault+0x51"
 assert f["stack"] == ["copy_to_kernel_nofault+0x51", "run_inject+0x70"], f["stack"]
 assert f["mode"] == "strict" and f["outcome"] == "fixed_up" and f["depth"] == 0
@@ -50,7 +57,11 @@ assert b["held_ms"] == 3000.0 and b["closed_by"] is None, b
 e = objs[5]
 assert not e["still_open"] and e["opened_before_attach"] and e["stack"] == [], e
 assert not o["opened_before_attach"] and not l["opened_before_attach"]
-s = objs[6]
+u = objs[6]
+assert u["closed_by"] == "leak_thread+0x90" and u["key"] == 1 and u["context"] == "task", u
+assert u["stack"] == ["leak_thread+0x90"] and u["pid"] == 95, u
+s = objs[7]
+assert s["unbalanced_closes"] == 1, s
 assert s["faults"] == 2 and s["faults_by_key"] == [{"key": 1, "owner": "Device Memory", "count": 2}]
 assert s["leaks"] == 1 and s["still_open_leaks"] == 1 and s["lost_events"] == 0
 assert s["leaks_reported_open"] == 1 and s["recursion_misses"] == 0

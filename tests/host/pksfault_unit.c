@@ -137,12 +137,46 @@ static void test_json_string(void)
 	CAPTURE(buf, json_print_string(OUT, "k\xff\x7f"));
 	ok_str(buf, "\"k\\u00ff\\u007f\"", "json string: high bytes and DEL as \\u00XX");
 	free(buf);
+	CAPTURE(buf, json_print_string(OUT, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\x91 \xc2\xa0"));
+	ok_str(buf, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\x91 \xc2\xa0\"",
+	       "json string: valid UTF-8 (2, 3, 4 bytes) copied as is");
+	free(buf);
+	/* C1 CSI; overlong '/'; a surrogate; past U+10FFFF; a character cut short. */
+	CAPTURE(buf, json_print_string(OUT,
+				       "\xc2\x9b|\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xe2\x82"));
+	ok_str(buf, "\"\\u009b|\\u00c0\\u00af|\\u00ed\\u00a0\\u0080|\\u00f4\\u0090\\u0080\\u0080|"
+	       "\\u00e2\\u0082\"",
+	       "json string: C1 controls and non-UTF-8 bytes as \\u00XX (still valid JSON)");
+	free(buf);
 	CAPTURE(buf, json_print_string(OUT, NULL));
 	ok_str(buf, "null", "json string: NULL is null");
 	free(buf);
 	CAPTURE(buf, json_print_string(OUT, ""));
 	ok_str(buf, "\"\"", "json string: empty");
 	free(buf);
+}
+
+/* Text output of a comm: a process chooses its own name, escape sequences included. */
+static void test_escape_comm(void)
+{
+	char buf[64];
+	size_t n;
+
+	n = pks_escape_comm("a\x1b[2J\n\\\xff~ z", 64, buf, sizeof(buf));
+	ok_str(buf, "a\\x1b[2J\\x0a\\\\\\xff~ z", "escape comm: ESC, newline, backslash, 0xff");
+	ok(n == 21 && n == strlen(buf), "escape comm: returns the escaped length (%zu)", n);
+	/* 16 bytes and no NUL, as a comm may come: stops at inlen. */
+	n = pks_escape_comm("0123456789abcdef!!", 16, buf, sizeof(buf));
+	ok(n == 16 && !strcmp(buf, "0123456789abcdef"), "escape comm: reads inlen bytes, no more");
+	n = pks_escape_comm("ab\x1b" "cd", 16, buf, 6);
+	ok(n == 8 && !strcmp(buf, "ab"), "escape comm: truncated between escapes, never in one "
+	   "('%s', %zu)", buf, n);
+	n = pks_escape_comm("a\x1b" "c", 16, buf, 5);
+	ok(n == 6 && !strcmp(buf, "a"), "escape comm: nothing after an escape that did not fit "
+	   "('%s')", buf);
+	buf[0] = 'X';
+	n = pks_escape_comm("abc", 3, buf, 0);
+	ok(n == 3 && buf[0] == 'X', "escape comm: outlen 0 writes nothing");
 }
 
 /* Parse a command line given as one string; returns parse result. */
@@ -352,6 +386,20 @@ static void sample_leak(struct pksfault_event *e)
 	e->stack_sz = sizeof(__u64);
 }
 
+static void sample_unbalanced(struct pksfault_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = PKSFAULT_EV_UNBALANCED;
+	e->ts_ns = 7000000000ULL;
+	e->cpu = 1;
+	e->pid = e->tid = 95;
+	strcpy(e->comm, "sh");
+	e->key = 1;
+	e->close_caller = 0xffffffff81606090ULL;
+	e->stack[0] = 0xffffffff81606090ULL;
+	e->stack_sz = sizeof(__u64);
+}
+
 static void sample_window(struct pksfault_window *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -393,7 +441,8 @@ static void test_format(void)
 	sample_env(&env, false);
 	sample_fault(&e);
 	CAPTURE(buf, pksfault_print_fault(OUT, &env, &e));
-	ok(strstr(buf, " FAULT cpu=1 pid=321 tid=322 comm=we\"ird\\sh write addr=0xffff888144000000"
+	ok(strstr(buf, " FAULT cpu=1 pid=321 tid=322 comm=we\"ird\\\\sh write"
+		  " addr=0xffff888144000000"
 		  " dev=namespace0.0+0x4000000 key=1 (Device Memory) pkrs=0x55555554"
 		  " [0:RW 1:NA 3:NA] depth=0 mode=strict outcome=fixed_up\n") != NULL,
 	   "text fault line: task, device+offset, key owner, PKRS per key, mode, outcome");
@@ -418,6 +467,19 @@ static void test_format(void)
 	   strstr(buf, "[0:RW 1:NA 2:NA 3:NA]"),
 	   "text fault: no device, unallocated key decoded too");
 	free(buf);
+	/* A comm chosen to clear the screen and fake a line of its own. */
+	memcpy(e.comm, "\x1b[2J\nFAULT \\\xff", 14);
+	CAPTURE(buf, pksfault_print_fault(OUT, &env, &e));
+	ok(strstr(buf, " comm=\\x1b[2J\\x0aFAULT \\\\\\xff write ") && !strchr(buf, '\x1b') &&
+	   !strchr(buf, '\xff') && strchr(buf, '\n') == strstr(buf, "\n    ip:"),
+	   "text fault: comm escaped (ESC, newline, backslash, 0xff as \\xNN, \\\\)");
+	free(buf);
+	sample_leak(&e);
+	memcpy(e.comm, "\x1b]0;x\x07", 7);
+	CAPTURE(buf, pksfault_print_leak(OUT, &env, &e, false));
+	ok(strstr(buf, " LEAK pid=2 tid=77 comm=\\x1b]0;x\\x07 key=1 ") && !strchr(buf, '\x1b') &&
+	   !strchr(buf, '\x07'), "text leak: comm escaped");
+	free(buf);
 	sample_leak(&e);
 	CAPTURE(buf, pksfault_print_leak(OUT, &env, &e, false));
 	ok(strstr(buf, " LEAK pid=2 tid=77 comm=pks-leak key=1 (Device Memory) held 512.346 ms"
@@ -430,6 +492,13 @@ static void test_format(void)
 		  " opened_by=leak_thread+0x40 closed_by=leak_thread+0x90\n") &&
 	   !strstr(buf, "opened at"),
 	   "text leak end: a leak reported while open gets its total, not its stack again");
+	free(buf);
+	sample_unbalanced(&e);
+	CAPTURE(buf, pksfault_print_unbalanced(OUT, &env, &e));
+	ok(strstr(buf, " UNBALANCED cpu=1 pid=95 tid=95 comm=sh key=1 (Device Memory)"
+		  " closed_by=leak_thread+0x90 context=task (closed a window that was not open)\n"
+		  "      leak_thread+0x90\n") != NULL,
+	   "text unbalanced close: task, key, the closer and its stack");
 	free(buf);
 	test_format_open(&env);
 	ksyms_free(env.ks);
@@ -466,6 +535,14 @@ static void test_report(void)
 	r.recursion_misses = 1;
 	ok(report_exit_code(&r) == 1, "verdict: BPF runs the kernel skipped are not clean (1)");
 	r.recursion_misses = 0;
+	sample_unbalanced(&e);
+	report_add_unbalanced(&r, &e);
+	ok(report_exit_code(&r) == 1 && r.unbalanced == 1,
+	   "verdict: an unbalanced close is not clean (1)");
+	r.unbalanced = 0;
+	r.stats.v[PKSFAULT_STAT_UNBALANCED] = 1;
+	ok(report_exit_code(&r) == 1, "verdict: an unbalanced close whose record was lost counts (1)");
+	r.stats.v[PKSFAULT_STAT_UNBALANCED] = 0;
 	r.leak_enabled = true;
 	r.leak_ms = 100;
 	report_add_open(&r, 50000000);
@@ -488,7 +565,7 @@ static void test_report(void)
 	CAPTURE(buf, report_print(OUT, &env, &r));
 	ok(strstr(buf, "faults: 3 (fixed_up 3, allowed 0, oops 0)\n  key 1 (Device Memory): 3\n"
 		  "  2 x at copy_to_kernel_nofault+0x51\n") &&
-	   strstr(buf, "command exited 2\n") && strstr(buf, "result: FOUND 3 faults, 0 leaks\n"),
+	   strstr(buf, "command exited 2\n") && strstr(buf, "result: FOUND 3 faults, 0 leaks, 0 unbalanced closes\n"),
 	   "summary text: counts, stacks, command status, result");
 	free(buf);
 	ksyms_free(env.ks);
@@ -527,6 +604,9 @@ static void print_json_samples(void)
 	r.leaks_reported_open = 1;
 	e.win_flags = PKSFAULT_WIN_SEEDED;
 	pksfault_print_leak(stdout, &env, &e, true);
+	sample_unbalanced(&e);
+	pksfault_print_unbalanced(stdout, &env, &e);
+	report_add_unbalanced(&r, &e);
 	r.leak_enabled = r.hist_enabled = true;
 	r.leak_ms = 100;
 	report_add_open(&r, 3000000000ULL);
@@ -555,6 +635,7 @@ int main(int argc, char **argv)
 	test_keys_cpuinfo();
 	test_parse_long();
 	test_json_string();
+	test_escape_comm();
 	test_options();
 	test_kallsyms();
 	test_iomem();

@@ -14,7 +14,7 @@ not_ok() { echo "not ok - pkstop: $*"; }
 if ! gcc -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
 	-I"$ROOT/pkstop" -I"$ROOT/tools" -I"$ROOT/bpf" -o "$bin" \
 	"$ROOT/tests/host/pkstop_test.c" "$ROOT/pkstop/opts.c" "$ROOT/pkstop/view.c" \
-	"$ROOT/pkstop/account.c" "$ROOT/pkstop/openmetrics.c" "$ROOT/tools/pks_common.c" -lbpf -lm 2>"$OUT/build.log"; then
+	"$ROOT/pkstop/account.c" "$ROOT/pkstop/openmetrics.c" "$ROOT/pkstop/summary.c" "$ROOT/tools/pks_common.c" -lbpf -lm 2>"$OUT/build.log"; then
 	not_ok "unit test builds (log: $OUT/build.log)"
 	sed 's/^/#   /' "$OUT/build.log" | tail -n 20
 	exit 1
@@ -26,16 +26,30 @@ rc=0
 
 # Every JSON line must parse, and carry what the guest test relies on.
 if "$bin" json | python3 -c '
-import json, sys
+import json, re, sys
 n = 0
-for line in sys.stdin:
-    d = json.loads(line)
+lines = sys.stdin.buffer.readlines()
+# One dialect with pksfault: "type" then "schema" first, ISO 8601 UTC times.
+summary = json.loads(lines.pop())
+assert list(summary)[:2] == ["type", "schema"] and summary["type"] == "summary", summary
+assert summary["schema"] == 1 and summary["intervals"] == 2, summary
+assert summary["held_max"]["comm"] == "t12" and summary["held_max"]["held_s"] == 6.5, summary
+assert summary["held_max"]["held_at_least"] and summary["depth_max"]["depth"] == 3, summary
+assert summary["drops"] == {"total": 5, "map_full": 3, "missed": 2}, summary
+for raw in lines:
+    d = json.loads(raw.decode("utf-8"))  # strict: the output is valid UTF-8
+    assert list(d)[:2] == ["type", "schema"] and d["type"] == "sample" and d["schema"] == 1, d
+    assert d["time"] == "2023-11-14T22:13:20.000000Z", d["time"]
     for k in ("time", "interval_s", "pks", "keys", "totals", "drops", "threads"):
         assert k in d, k
     n += 1
+    if n == 1:
+        comms = [t["comm"] for t in d["threads"]]
+        assert comms == ["t11", "caf\u00e9 \u009b\u00ff", "we\\ird\x01\"c"], comms
+        assert b"caf\xc3\xa9 \\u009b\\u00ff" in raw, raw
 assert n == 2, n
 ' 2>"$OUT/json.log"; then
-	ok "JSON output parses with python3 (odd comm bytes escaped)"
+	ok "JSON output parses with python3 (odd comm bytes escaped, UTF-8 kept; type, schema, ISO 8601 time; summary line)"
 else
 	not_ok "JSON output parses with python3"
 	sed 's/^/#   /' "$OUT/json.log"

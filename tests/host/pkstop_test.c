@@ -18,6 +18,7 @@
 
 #include "account.h"
 #include "openmetrics.h"
+#include "summary.h"
 #include "opts.h"
 #include "view.h"
 
@@ -84,7 +85,8 @@ static void test_opts(void)
 {
 	static const char *const bad[] = {
 		"-s bogus", "0", "abc", "1 0", "1 2 3", "-p 0", "-p x", "-r -1",
-		"--nope", "-p", "0.01", "1e9", "-s", "1 -5",
+		"--nope", "-p", "0.01", "1e9", "-s", "1 -5", "--name=", "-n 0123456789abcdef",
+		"-n",
 	};
 	struct pkstop_opts o;
 	size_t i;
@@ -100,9 +102,15 @@ static void test_opts(void)
 	      o.verbose && o.interval == 2.0, "options: -p -r -s -C -b --json -v");
 	check(parse("--pid=7 --rows=0 --sort=open%", &o) == 0 && o.pid == 7 && o.rows == 0 &&
 	      o.sort == PKSTOP_SORT_OPENPCT, "options: long forms");
+	check(parse("-n fio", &o) == 0 && o.name && !strcmp(o.name, "fio") && !o.pid &&
+	      parse("--name=kworker/0:1 -p 3", &o) == 0 && !strcmp(o.name, "kworker/0:1") &&
+	      o.pid == 3 && parse("-n 0123456789abcde", &o) == 0 && parse("", &o) == 0 && !o.name,
+	      "options: -n/--name COMM (up to 15 bytes, a comm's), with -p; none by default");
 	check(parse("-h", &o) == 1 && strstr(parse_stdout, "EXAMPLES:") &&
 	      parse("--help", &o) == 1 && strstr(parse_stdout, "pkstop -s open%") &&
-	      strstr(parse_stdout, "--json"), "options: -h/--help print help with examples (exit 0)");
+	      strstr(parse_stdout, "--json") && strstr(parse_stdout, "pkstop -n fio") &&
+	      strstr(parse_stdout, "-n, --name=COMM"),
+	      "options: -h/--help print help with examples (exit 0)");
 	check(parse("-s nope", &o) == 2 && !parse_stdout[0], "options: errors print nothing on stdout");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		check(parse(bad[i], &o) == 2, "options: '%s' rejected (exit 2)", bad[i]);
@@ -145,6 +153,7 @@ static void test_duration(void)
 	static const struct { double s; const char *want; } cases[] = {
 		{ -1, "-" }, { 0, "0ms" }, { 0.25, "250ms" }, { 12.34, "12.3s" },
 		{ 59.9, "59.9s" }, { 245, "4m05s" }, { 7380, "2h03m" }, { 90000, "1d01h" },
+		{ 8643600, "100d" },	/* ">100d01h" would not fit HELD */
 	};
 	char buf[16], what[64];
 	size_t i;
@@ -207,32 +216,146 @@ static void test_sort(void)
 	}
 }
 
-static void test_row_format(void)
+/* The pks-windows kthread's row: depth 3, 200 opens, 2 faults, held 4.25 s. */
+static struct pkstop_row windows_row(void)
 {
 	struct pkstop_row r = mkrow(1234, 3, 200, 12.5, 2, 4.25);
-	char buf[256];
 
 	r.pid = 99;
 	snprintf(r.comm, sizeof(r.comm), "pks-windows");
 	r.pkrs = 0x55555550;
 	r.d.updates = 400;
-	pkstop_fmt_row(&r, 0x3, 2.0, buf, sizeof(buf));
+	return r;
+}
+
+static void test_row_format(void)
+{
+	struct pkstop_row r = windows_row();
+	char buf[256];
+
+	pkstop_fmt_row(&r, 0x3, 2.0, true, buf, sizeof(buf));
 	check_str(buf, "   1234      99 pks-windows      0x55555550     3    3    100.0   12.5   200.0      2    4.2s 1:RW",
 		  "format: a row (rates per second over a 2 s interval)");
 	r.held_lower_bound = true;
 	r.held_s = 75;
-	pkstop_fmt_row(&r, 0x3, 1.0, buf, sizeof(buf));
+	pkstop_fmt_row(&r, 0x3, 1.0, true, buf, sizeof(buf));
 	check(strstr(buf, " >1m15s ") != NULL, "format: held time open before start shows '>1m15s'");
 	if (!strstr(buf, " >1m15s "))
 		printf("#   got \"%s\"\n", buf);
 	r.have_state = false;
 	r.exited = true;
 	r.held_s = -1;
-	pkstop_fmt_row(&r, 0x3, 1.0, buf, sizeof(buf));
+	pkstop_fmt_row(&r, 0x3, 1.0, true, buf, sizeof(buf));
 	check(strstr(buf, "(exited)") && strstr(buf, "       - -"),
 	      "format: an exited thread shows (exited), no depth, no rights");
-	check(strlen(pkstop_table_header()) > 0 && strstr(pkstop_table_header(), "OPEN%") &&
-	      strstr(pkstop_table_header(), "HELD"), "format: table header names the columns");
+	check(strlen(pkstop_table_header(true)) > 0 && strstr(pkstop_table_header(true), "OPEN%") &&
+	      strstr(pkstop_table_header(true), "HELD"), "format: table header names the columns");
+}
+
+/* The longest line of @s (newlines excluded), and whether all its bytes are printable. */
+static size_t longest_line(const char *s, bool *printable)
+{
+	size_t max = 0, len = 0;
+
+	*printable = true;
+	for (; *s; s++) {
+		if (*s == '\n') {
+			len = 0;
+			continue;
+		}
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			*printable = false;
+		if (++len > max)
+			max = len;
+	}
+	return max;
+}
+
+/* The widest a row gets: 7-digit TID and PID, a comm filling its 16 bytes, big counts. */
+static struct pkstop_row worst_row(void)
+{
+	struct pkstop_row r = mkrow(4194304, 12, 98765432, 100.0, 9876543, 99 * 86400.0 + 82800);
+
+	r.pid = 4194303;
+	r.max_depth = 1234;
+	r.d.updates = 198765432;
+	r.held_lower_bound = true;
+	r.pkrs = 0x55555550;
+	memset(r.comm, 'w', sizeof(r.comm));	/* no NUL */
+	return r;
+}
+
+static void test_layout(void)
+{
+	static const uint16_t masks[] = { 0x3, 0x7 };
+	const char *hdr = pkstop_table_header(false);
+	struct pkstop_row r = windows_row(), w;
+	char buf[512];
+	size_t i, max = strlen(hdr), wide_len = strlen(pkstop_table_header(true));
+
+	pkstop_fmt_row(&r, 0x3, 2.0, false, buf, sizeof(buf));
+	check_str(buf, "   1234      99 pks-windows         3    100.0   12.5      2    4.2s 1:RW",
+		  "layout: a compact row");
+	check(strstr(hdr, "RIGHTS") - hdr == strstr(buf, "1:RW") - buf &&
+	      strstr(hdr, "HELD") - hdr + 4 == strstr(buf, "4.2s") - buf + 4 &&
+	      strstr(hdr, "OPENS/s") - hdr + 7 == strstr(buf, "100.0") - buf + 5,
+	      "layout: compact columns line up under their header");
+	r.have_state = false;
+	r.exited = true;
+	pkstop_fmt_row(&r, 0x3, 1.0, false, buf, sizeof(buf));
+	check(strstr(buf, "       -") && strstr(buf, " (exited)") && !strstr(buf, "0x5555"),
+	      "layout: compact: an exited thread says so under RIGHTS, no depth");
+	/* Every line of the compact table, for one key and for two, worst-case values. */
+	for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		w = worst_row();
+		pkstop_fmt_row(&w, masks[i], 1.0, false, buf, sizeof(buf));
+		max = strlen(buf) > max ? strlen(buf) : max;
+		if (strlen(buf) > 80)
+			printf("#   %zu: \"%s\"\n", strlen(buf), buf);
+		w.have_state = false;
+		w.exited = true;
+		pkstop_fmt_row(&w, masks[i], 1.0, false, buf, sizeof(buf));
+		max = strlen(buf) > max ? strlen(buf) : max;
+	}
+	check(max <= 80, "layout: compact header and worst-case rows (1 and 2 keys) fit 80 columns"
+	      " (widest %zu)", max);
+	check(!pkstop_layout_wide(80, 0x3) && !pkstop_layout_wide(wide_len - 1, 0x3) &&
+	      pkstop_layout_wide(wide_len, 0x3) && pkstop_layout_wide(0, 0x3) &&
+	      pkstop_layout_wide(0, 0xffff) && !pkstop_layout_wide(wide_len, 0xffff) &&
+	      pkstop_layout_wide(200, 0xffff),
+	      "layout: wide when its rows fit the terminal or there is none (0), else compact");
+	/* Widths that do not fit: no overflow into the next column. */
+	w = worst_row();
+	pkstop_fmt_row(&w, 0x3, 1.0, true, buf, sizeof(buf));
+	check(strstr(buf, " 98765432 ") && strstr(buf, " 198765k ") && strstr(buf, "  9877k ") &&
+	      strstr(buf, " >99d23h ") && strlen(buf) == wide_len - strlen("RIGHTS") + 4,
+	      "layout: wide: huge rates and counts shortened to their column (198765k)");
+	if (strlen(buf) != wide_len - strlen("RIGHTS") + 4)
+		printf("#   got \"%s\"\n", buf);
+}
+
+/* A process names itself: its comm must not reach the terminal raw. */
+static void test_comm_escape(void)
+{
+	struct pkstop_row r = mkrow(42, 0, 1, 0, 0, -1);
+	char buf[512];
+	bool printable;
+
+	memcpy(r.comm, "a\x1b\n\\\xff", 6);
+	pkstop_fmt_row(&r, 0x3, 1.0, false, buf, sizeof(buf));
+	check(strstr(buf, " a\\x1b\\x0a\\\\\\xff ") && longest_line(buf, &printable) && printable,
+	      "comm: ESC, newline, backslash, 0xff escaped (compact row): a\\x1b\\x0a\\\\\\xff");
+	if (!strstr(buf, " a\\x1b\\x0a\\\\\\xff "))
+		printf("#   got \"%s\"\n", buf);
+	pkstop_fmt_row(&r, 0x3, 1.0, true, buf, sizeof(buf));
+	check(strstr(buf, " a\\x1b\\x0a\\\\\\xff ") && longest_line(buf, &printable) && printable,
+	      "comm: escaped in the wide row too");
+	memset(r.comm, 0x1b, sizeof(r.comm));	/* 64 characters escaped, 15 columns */
+	pkstop_fmt_row(&r, 0x3, 1.0, false, buf, sizeof(buf));
+	check(strstr(buf, "      42 \\x1b\\x1b\\x1b    ") != NULL,
+	      "comm: cut to its column between escapes, never inside one");
+	if (!strstr(buf, "      42 \\x1b\\x1b\\x1b    "))
+		printf("#   got \"%s\"\n", buf);
 }
 
 static struct pkstop_row sample_rows[3];
@@ -303,7 +426,44 @@ static void test_output(void)
 	out = capture(pkstop_print_text, &s, &o);
 	check(strstr(out, "     12     500 ") && !strstr(out, "     11      11 "), "text: -p keeps only that process");
 	free(out);
+	o.name = "t12";
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "     12     500 ") && strstr(out, "threads: 1 shown of 1"),
+	      "text: -n with -p: both match");
+	free(out);
+	o.name = "t11";
+	out = capture(pkstop_print_text, &s, &o);
+	check(!strstr(out, "     11      11 ") && strstr(out, "threads: 0 shown of 0"),
+	      "text: -n with -p: the name alone is not enough");
+	free(out);
 	o.pid = 0;
+	o.name = "1";
+	sample_rows[2].comm[0] = 'x';
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "threads: 3 shown of 3") && strstr(out, " x13 "),
+	      "text: -n matches a substring anywhere in the comm");
+	free(out);
+	o.name = "t1";
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "     11      11 t11 ") && strstr(out, "     12     500 t12 ") &&
+	      !strstr(out, "x13") && strstr(out, "threads: 2 shown of 2"),
+	      "text: -n leaves out the comms without it");
+	free(out);
+	memset(sample_rows[2].comm, 'y', sizeof(sample_rows[2].comm));
+	sample_rows[2].comm[15] = 'z';	/* 16 bytes, no NUL */
+	o.name = "yz";
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "threads: 1 shown of 1") && strstr(out, "yyyyyyyyyyyyyyyz"),
+	      "text: -n reads a comm's 16 bytes, without a NUL too");
+	free(out);
+	o.name = "t12";
+	o.json = true;
+	out = capture(pkstop_print_json, &s, &o);
+	check(strstr(out, "\"threads_matching\":1,") && strstr(out, "\"comm\":\"t12\"") &&
+	      !strstr(out, "\"comm\":\"t11\""), "json: -n filters the threads too");
+	free(out);
+	o.json = false;
+	o.name = NULL;
 	mksample(&s, false);
 	out = capture(pkstop_print_text, &s, &o);
 	check(strstr(out, "PKS: not present on this CPU") && strstr(out, "Keys: none"),
@@ -317,6 +477,41 @@ static void test_output(void)
 	check(strstr(out, "\"owner\":\"Device \\\"Memory\\\"\"") && strstr(out, "\"rights\":{\"1\":\"NA\"}") &&
 	      strstr(out, "\"held_s\":null") && strstr(out, "\"opens\":207"),
 	      "json: escaped owner, rights per key, null held time, totals");
+	free(out);
+}
+
+/* On an 80-column terminal, the whole screen fits, header lines included. */
+static void test_screen(void)
+{
+	struct pkstop_opts o = { .interval = 1, .rows = -1, .width = 80 };
+	struct pkstop_sample s;
+	const char *p;
+	char *out;
+	bool printable;
+	int lines = 0;
+
+	mksample(&s, false);
+	sample_rows[0] = worst_row();
+	s.interval_s = 86400;
+	s.totals.opens = s.totals.pkrs_writes = s.totals.updates = 9876543210ull * 86400;
+	s.totals.faults = 98765432ull * 86400;
+	s.map_full = s.missed = s.irq_events = s.threads_tracked = 123456789012ull;
+	s.self_cpu_ms = 123456.7;
+	out = capture(pkstop_print_text, &s, &o);
+	check(longest_line(out, &printable) <= 80 && strstr(out, pkstop_table_header(false)) &&
+	      strstr(out, "\nThreads: 3 shown of 3, 123457M tracked"),
+	      "text: width 80: every line fits, long numbers shortened (widest %zu)",
+	      longest_line(out, &printable));
+	for (p = out; p < strstr(out, pkstop_table_header(false)); p++)
+		lines += *p == '\n';
+	check(lines + 1 == PKSTOP_TEXT_HEADER_LINES,
+	      "text: width 80: PKSTOP_TEXT_HEADER_LINES (%d) lines above the rows", lines + 1);
+	free(out);
+	o.width = 0;
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, pkstop_table_header(true)) && strstr(out, "0x55555550") &&
+	      strstr(out, "(the kernel runs unprotected)"),
+	      "text: not a terminal (width 0): the wide table, every column");
 	free(out);
 }
 
@@ -444,6 +639,86 @@ static void test_openmetrics(void)
 	rmdir(path);
 }
 
+static char *capture_summary(const struct pkstop_summary *sum, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	pkstop_summary_print(f, sum, json);
+	fclose(f);
+	return buf;
+}
+
+/* Two intervals of mksample(): t12 holds a window, t11 nests 3 deep. */
+static void two_intervals(struct pkstop_summary *sum, const struct pkstop_opts *o)
+{
+	struct pkstop_sample s;
+
+	memset(sum, 0, sizeof(*sum));
+	mksample(&s, true);
+	s.map_full = 1;
+	pkstop_summary_add(sum, &s, o);
+	mksample(&s, true);
+	sample_rows[1].held_s = 6.5;		/* the same window, a second later */
+	sample_rows[1].held_lower_bound = true;
+	sample_rows[0].max_depth = 2;		/* shallower this time */
+	s.map_full = 3;				/* cumulative in the maps */
+	s.missed = 2;
+	pkstop_summary_add(sum, &s, o);
+}
+
+static void test_summary(void)
+{
+	struct pkstop_opts o = { .interval = 1, .rows = -1 };
+	struct pkstop_summary sum;
+	char *out;
+
+	two_intervals(&sum, &o);
+	check(sum.intervals == 2 && sum.duration_s == 2.0 && sum.totals.opens == 414 &&
+	      sum.totals.faults == 2 && sum.row_faults == 2,
+	      "summary: intervals, duration and totals add up");
+	check(sum.held_max_s == 6.5 && sum.held_max_lower_bound && sum.held_by.tid == 12 &&
+	      sum.depth_max == 3 && sum.depth_by.tid == 11,
+	      "summary: longest held window and deepest nesting, and whose");
+	check(sum.map_full == 3 && sum.missed == 2,
+	      "summary: drops are the maps' cumulative counts, not summed");
+	out = capture_summary(&sum, false);
+	check(strstr(out, "=== pkstop summary (2.0 s, 2 intervals) ===\n") &&
+	      strstr(out, "totals: opens 414, enables 0, PKRS writes 0,\n"
+			  "        updates 0, faults 2, irq events 0\n") &&
+	      strstr(out, "longest window held: >6.5s by t12 (TID 12, PID 500)\n") &&
+	      strstr(out, "deepest nesting: 3 by t11 (TID 11, PID 11)\n") &&
+	      strstr(out, "drops: 5 (map full 3, BPF runs missed 2)\n"),
+	      "summary text: totals, who held longest, who nested deepest, drops");
+	free(out);
+	o.pid = 13;
+	two_intervals(&sum, &o);
+	check(sum.held_max_s == 0 && sum.depth_max == 0 && sum.row_faults == 2 &&
+	      sum.totals.opens == 414, "summary: -p: only that process's rows, totals system-wide");
+	out = capture_summary(&sum, false);
+	check(strstr(out, "longest window held: none open at the end of an interval\n") &&
+	      strstr(out, "deepest nesting: no windows\n"), "summary text: nothing held, no nesting");
+	free(out);
+	/* Twelve-digit counters, a 15-character name, 7-digit TIDs: still 80 columns. */
+	sum.totals = (struct pkstop_delta){ 999999999999ULL, 999999999999ULL, 999999999999ULL,
+					    999999999999ULL, 999999999999ULL };
+	sum.irq_events = sum.map_full = sum.missed = sum.row_faults = 999999999999ULL;
+	sum.held_max_s = 300000;
+	sum.depth_max = 4000000000u;
+	sum.held_by = (struct pkstop_summary_who){ .tid = 9999999, .pid = 9999999 };
+	memcpy(sum.held_by.comm, "kworker/u16:123", 15);
+	sum.depth_by = sum.held_by;
+	out = capture_summary(&sum, false);
+	{
+		bool printable;
+		size_t longest = longest_line(out, &printable);
+
+		check(longest <= 80, "summary text fits 80 columns (longest %zu)", longest);
+	}
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "json")) {
@@ -452,11 +727,21 @@ int main(int argc, char **argv)
 
 		mksample(&s, true);
 		snprintf(sample_rows[2].comm, sizeof(sample_rows[2].comm), "we\\ird\x01\"c");
+		/* UTF-8 stays UTF-8; a C1 control and a stray byte are escaped. */
+		snprintf(sample_rows[1].comm, sizeof(sample_rows[1].comm), "%s",
+			 "caf\xc3\xa9 \xc2\x9b\xff");
 		sample_rows[2].exited = true;
 		sample_rows[2].have_state = false;
 		pkstop_print_json(stdout, &s, &o);
 		mksample(&s, false);
 		pkstop_print_json(stdout, &s, &o);
+		{
+			struct pkstop_summary sum;
+
+			o.json = false;
+			two_intervals(&sum, &o);
+			pkstop_summary_print(stdout, &sum, true);
+		}
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "selfcheck")) {
@@ -473,8 +758,12 @@ int main(int argc, char **argv)
 	test_duration();
 	test_sort();
 	test_row_format();
+	test_layout();
+	test_comm_escape();
 	test_output();
+	test_screen();
 	test_account();
+	test_summary();
 	printf("# pkstop unit tests: %d failed\n", failed);
 	return failed ? 1 : 0;
 }
