@@ -9,9 +9,18 @@
 
 #include "kallsyms.h"
 
+/* A loaded module's text and data, from /proc/modules. */
+struct kmod_range {
+	uint64_t start, end;
+	const char *name;
+};
+
 struct ksyms {
 	struct ksym *syms;
 	size_t nr, cap;
+	struct kmod_range *mods;
+	size_t nr_mods;
+	uint64_t mods_low;	/* lowest module address known; 0: none */
 	char **strs;		/* names and modules, freed with the table */
 	size_t nr_strs, cap_strs;
 };
@@ -98,6 +107,9 @@ struct ksyms *ksyms_load(const char *path)
 	fclose(f);
 	/* qsort is not stable: cmp_addr breaks ties by line order. */
 	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_addr);
+	/* Best effort: without root, /proc/modules shows no addresses. */
+	if (!path)
+		ksyms_load_modules(ks, "/proc/modules");
 	return ks;
 err:
 	fclose(f);
@@ -106,12 +118,64 @@ err:
 	return NULL;
 }
 
+int ksyms_load_modules(struct ksyms *ks, const char *path)
+{
+	char line[512], name[128];
+	unsigned long long size, addr;
+	struct kmod_range *grown;
+	const char *kept;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* "nd_pmem 24576 1 - Live 0xffffffffc0010000 (O)" */
+		if (sscanf(line, "%127s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 ||
+		    !addr || !size)
+			continue;
+		grown = realloc(ks->mods, (ks->nr_mods + 1) * sizeof(*grown));
+		if (grown)
+			ks->mods = grown;
+		kept = keep(ks, name);
+		if (!grown || !kept) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		ks->mods[ks->nr_mods++] = (struct kmod_range){ addr, addr + size, kept };
+		if (!ks->mods_low || addr < ks->mods_low)
+			ks->mods_low = addr;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const struct kmod_range *module_at(const struct ksyms *ks, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < ks->nr_mods; i++)
+		if (addr >= ks->mods[i].start && addr < ks->mods[i].end)
+			return &ks->mods[i];
+	return NULL;
+}
+
+static bool module_known(const struct ksyms *ks, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ks->nr_mods; i++)
+		if (!strcmp(ks->mods[i].name, name))
+			return true;
+	return false;
+}
+
 void ksyms_free(struct ksyms *ks)
 {
 	size_t i;
 
 	if (!ks)
 		return;
+	free(ks->mods);
 	for (i = 0; i < ks->nr_strs; i++)
 		free(ks->strs[i]);
 	free(ks->strs);
@@ -124,7 +188,7 @@ size_t ksyms_count(const struct ksyms *ks)
 	return ks ? ks->nr : 0;
 }
 
-const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr)
+static const struct ksym *nearest(const struct ksyms *ks, uint64_t addr)
 {
 	size_t lo = 0, hi, mid;
 
@@ -142,6 +206,31 @@ const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr)
 	while (lo > 0 && ks->syms[lo - 1].addr == ks->syms[lo].addr)
 		lo--;
 	return &ks->syms[lo];
+}
+
+const struct ksym *ksyms_lookup(const struct ksyms *ks, uint64_t addr)
+{
+	const struct ksym *s = nearest(ks, addr);
+	const struct kmod_range *m;
+
+	if (!s || !ks->nr_mods)
+		return s;
+	/*
+	 * Inside a module: only its own symbols.  Outside every module: not
+	 * a module's symbol either (it would be past that module's end).
+	 * Pseudo-modules such as [bpf] have no extent and stay unbounded.
+	 */
+	m = module_at(ks, addr);
+	if (m)
+		return s->module && !strcmp(s->module, m->name) ? s : NULL;
+	if (s->module && module_known(ks, s->module))
+		return NULL;
+	return s;
+}
+
+bool ksyms_stale(const struct ksyms *ks, uint64_t addr)
+{
+	return ks && ks->mods_low && addr >= ks->mods_low && !ksyms_lookup(ks, addr);
 }
 
 const char *ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t len)

@@ -48,12 +48,41 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/*
+ * A frame in the module area that no symbol covers: a module loaded since
+ * kallsyms was read (by -- CMD, say).  Read it again, at most once a
+ * second, so that a stream of such frames cannot keep pksfault busy.
+ */
+static void refresh_symbols(const struct pksfault_event *e)
+{
+	static uint64_t last_ns;
+	int i, n = e->stack_sz > 0 ? e->stack_sz / (int)sizeof(e->stack[0]) : 0;
+	bool stale = ksyms_stale(env.ks, e->ip) || ksyms_stale(env.ks, e->close_caller) ||
+		     ksyms_stale(env.ks, e->open_caller);
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	struct ksyms *fresh;
+
+	for (i = 0; i < n && i < PKSFAULT_MAX_STACK && !stale; i++)
+		stale = ksyms_stale(env.ks, e->stack[i]);
+	if (!stale || (last_ns && now - last_ns < 1000000000ULL))
+		return;
+	last_ns = now;
+	fresh = ksyms_load(NULL);
+	if (fresh && ksyms_count(fresh)) {
+		ksyms_free(env.ks);
+		env.ks = fresh;
+	} else {
+		ksyms_free(fresh);
+	}
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	const struct pksfault_event *e = data;
 
 	if (size < sizeof(*e))
 		return 0;
+	refresh_symbols(e);
 	switch (e->type) {
 	case PKSFAULT_EV_FAULT:
 		report_add_fault(&report, e);

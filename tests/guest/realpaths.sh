@@ -6,6 +6,8 @@
 #   realpaths.sh   fsync/msync of dirty shared DAX mappings (ext4-dax),
 #                  softirqs run from local_bh_enable() inside a window,
 #                  S3 suspend/resume keeps every CPU's PKRS default
+#                  windows open while the first protected pgmap appears
+#                  or the last goes away close cleanly
 set -uo pipefail
 SUITE=realpaths
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +50,31 @@ out=$(hook softirq "$(inj_phys)")
 echo "# $out"
 check "softirq from local_bh_enable(): no window, default PKRS, page closed; the thread's window intact" \
 	test "$out" = "softirq ran=Y depth=0 pkrs=0x55555554 blocked=Y thread_depth=1 thread_open=Y"
+
+# A thread's window must not depend on which pgmaps exist: a window open
+# while the first protected pgmap appears, and one open while the last
+# goes away, both close cleanly.  (When the count followed the static
+# branch, the first close was unbalanced, a WARN, and the second left the
+# thread at depth 1 into user space, which CONFIG_PKS_DEBUG WARNs.)
+hold_across() {	# NDCTL-ACTION...: hold a window 6 s while it runs
+	local res=/tmp/hold.$$
+	hook hold 6000 >"$res" &
+	sleep 1
+	"$@" >/dev/null
+	wait
+	cat "$res"
+}
+check "no namespace: no protected pgmap" ndctl destroy-namespace -f all
+out=$(hold_across ns_mode fsdax mem)
+echo "# window open while the first protected pgmap appeared: $out"
+check "a window open while the first protected pgmap appears closes at depth 0" \
+	test "$out" = "hold ms=6000 depth=1"
+out=$(hold_across ndctl destroy-namespace -f all)
+echo "# window open while the last protected pgmap went away: $out"
+check "a window open while the last protected pgmap goes away closes at depth 0" \
+	test "$out" = "hold ms=6000 depth=1"
+check "every CPU's PKRS default, no thread left with a window" pkrs_all_default
+check "fsdax namespace again (for S3)" ns_mode fsdax mem
 
 # S3, last: the boot CPU comes back from suspend with PKRS 0 unless the
 # kernel restores it; the other CPUs come back through CPU hotplug.  The

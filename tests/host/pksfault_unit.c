@@ -284,6 +284,19 @@ static void test_kallsyms(void)
 	ok_str(ksyms_format(ks, 0xffffffff80000000, buf, sizeof(buf)), "0xffffffff80000000",
 	       "kallsyms: below the first symbol: raw address");
 	ok_str(ksyms_format(NULL, 0x1234, buf, sizeof(buf)), "0x1234", "kallsyms: no table: raw");
+	/* A module loaded after the table was read: not dax's function + 0x1010. */
+	ok_str(ksyms_format(ks, 0xffffffffc0003010, buf, sizeof(buf)), "dax_io_helper+0x1010 [dax]",
+	       "kallsyms: without module extents, the nearest symbol wins");
+	ok(ksyms_load_modules(ks, data("modules.sample")) == 0, "kallsyms: /proc/modules read");
+	ok_str(ksyms_format(ks, 0xffffffffc0003010, buf, sizeof(buf)), "0xffffffffc0003010",
+	       "kallsyms: an address past its module's end is not that module's");
+	ok(ksyms_stale(ks, 0xffffffffc0003010) && !ksyms_stale(ks, 0xffffffffc0001010) &&
+	   !ksyms_stale(ks, 0xffffffff80000000), "kallsyms: a miss in the module area asks for a reload");
+	ok_str(ksyms_format(ks, 0xffffffffc0002ff0, buf, sizeof(buf)), "dax_io_helper+0xff0 [dax]",
+	       "kallsyms: inside its module's extent");
+	ok_str(ksyms_format(ks, 0xffffffffc0100010, buf, sizeof(buf)),
+	       "bpf_prog_1f6c99e0bb9b8574_pks_fault+0x10 [bpf]",
+	       "kallsyms: pseudo-modules ([bpf]) have no extent and stay unbounded");
 	ksyms_free(ks);
 	ok(!ksyms_load(data("no-such-file")) && errno == ENOENT, "kallsyms: missing file fails");
 }
