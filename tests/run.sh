@@ -91,7 +91,7 @@ tap_run "guest selftests build" guest-bins "$ROOT/tests/build-guest-bins.sh" || 
 tap_run "BPF tools build (pksfault, pkstop; static, vmlinux.h from our kernel)" tools \
 	bash -c "make -C '$ROOT/tools' && make -C '$ROOT/pkstop'" || kernel_ok=0
 tap_run "a non-GPL out-of-tree module that uses kmap*() builds against the series (modpost)" \
-	module "$ROOT/tests/module/build.sh" || kernel_ok=0
+	module "$ROOT/tests/module/build.sh" || true	# the module suite then fails alone
 [ "$kernel_ok" = 1 ] &&
 	tap_run "objtool noinstr/uaccess validation of vmlinux.o is clean" objtool "$ROOT/tests/objtool.sh"
 

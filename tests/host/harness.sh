@@ -62,6 +62,10 @@ boot "[    1.0] ok" "$clean_done"
 expect 125 "a taint flag not allowed fails the run (TAINT_TEST with nothing allowed)" 0
 boot "[    1.0] ok" "PKS-VM-DONE rc=0 run=$id taint=4096 debug_locks=none"
 expect 0 "an allowed taint (out-of-tree module) passes when the host allows it" 4096
+boot "[    1.0] ok" "PKS-VM-DONE rc=0 run=$id taint=262145 debug_locks=0"
+expect 0 "lockdep off after an allowed proprietary-module taint (P) passes" 262145
+boot "[    1.0] ok" "PKS-VM-DONE rc=0 run=$id taint=266240 debug_locks=0"
+expect 125 "lockdep off with other allowed taints but no P fails" 266241
 boot "[    1.0] ok" "PKS-VM-DONE rc=0 run=999-1 taint=262144 debug_locks=1"
 sed -i "s/^PKS-VM-RUN id=.*/PKS-VM-RUN id=999-1/" "$t/job"
 expect 125 "a log from another run (stale id) fails the run"

@@ -15,3 +15,17 @@ make -s -C "$KSRC" O="$KOBJ" CC="ccache gcc" M="$out" modules
 modinfo -F license "$out/kmap_nongpl.ko" | grep -qx Proprietary ||
 	die "kmap_nongpl.ko does not say it is non-GPL"
 echo "built $out/kmap_nongpl.ko (license: Proprietary)"
+
+# The check can fail: the same module with kmap_local_page() calling the
+# GPL-only window API, as the inlines did before, must be refused.
+old=$BUILD/module-old-inlines
+rm -rf "$old"
+mkdir -p "$old"
+cp "$ROOT/tests/module/Kbuild" "$ROOT/tests/module/kmap_nongpl.c" "$old/"
+echo 'ccflags-y := -DKMAP_NONGPL_OLD_INLINES' >>"$old/Kbuild"
+if make -s -C "$KSRC" O="$KOBJ" CC="ccache gcc" M="$old" modules >"$old/log" 2>&1; then
+	die "modpost accepted a non-GPL module calling dev_access_enable()"
+fi
+grep -q "GPL-incompatible module kmap_nongpl.ko uses GPL-only symbol 'dev_access_enable'" "$old/log" ||
+	{ cat "$old/log" >&2; die "the old-inlines variant failed for another reason"; }
+echo "refused, as it must be: the variant calling the GPL-only dev_access_enable() (modpost)"
