@@ -57,17 +57,8 @@ static void text_who(FILE *f, const struct pkstop_summary_who *who)
 
 static void json_who(FILE *f, const struct pkstop_summary_who *who)
 {
-	char comm[sizeof(who->comm) + 1];
-
-	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(who->comm), who->comm);
-	fprintf(f, "\"tid\":%u,\"pid\":%u,\"context\":\"%s\",\"cpu\":", who->tid, who->pid,
-		pkstop_row_context_name(who->context));
-	if (who->context == PKS_ROW_TASK)
-		fputs("null", f);
-	else
-		fprintf(f, "%u", who->cpu);
-	fputs(",\"comm\":", f);
-	json_print_string(f, comm);
+	/* Copied from a row, whose comm account.c NUL-terminates. */
+	pkstop_json_thread(f, who->tid, who->pid, who->context, who->cpu, who->comm);
 }
 
 static void print_json(FILE *f, const struct pkstop_summary *sum)

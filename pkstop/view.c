@@ -298,18 +298,25 @@ const char *pkstop_row_context_name(enum pkstop_row_context c)
 	}
 }
 
+void pkstop_json_thread(FILE *f, uint32_t tid, uint32_t pid, enum pkstop_row_context context,
+			uint32_t cpu, const char *comm)
+{
+	fprintf(f, "\"tid\":%u,\"pid\":%u,\"context\":\"%s\",\"cpu\":", tid, pid,
+		pkstop_row_context_name(context));
+	if (context == PKS_ROW_TASK)
+		fputs("null", f);
+	else
+		fprintf(f, "%u", cpu);
+	fputs(",\"comm\":", f);
+	json_print_string(f, comm);
+}
+
 static void json_row(FILE *f, const struct pkstop_row *r, uint16_t keymask, double per_s)
 {
 	int key, n = 0;
 
-	fprintf(f, "{\"tid\":%u,\"pid\":%u,\"context\":\"%s\",\"cpu\":", r->tid, r->pid,
-		pkstop_row_context_name(r->context));
-	if (r->context == PKS_ROW_TASK)
-		fputs("null", f);
-	else
-		fprintf(f, "%u", r->cpu);
-	fputs(",\"comm\":", f);
-	json_print_string(f, r->comm);
+	fputc('{', f);
+	pkstop_json_thread(f, r->tid, r->pid, r->context, r->cpu, r->comm);
 	if (r->have_state) {
 		fprintf(f, ",\"pkrs\":\"0x%08x\",\"rights\":{", r->pkrs);
 		for (key = 1; key < PKS_NR_KEYS; key++) {

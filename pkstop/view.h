@@ -101,6 +101,10 @@ bool pkstop_row_visible(const struct pkstop_row *r, const struct pkstop_opts *o)
 size_t pkstop_visible_rows(const struct pkstop_sample *s, const struct pkstop_opts *o,
 			   size_t *shown);
 
+/* "tid","pid","context","cpu","comm" of a row or thread (JSON members; @comm NUL-terminated). */
+void pkstop_json_thread(FILE *f, uint32_t tid, uint32_t pid, enum pkstop_row_context context,
+			uint32_t cpu, const char *comm);
+
 /* "opens":N,...,"faults_per_s":X: counts and their rates (JSON members). */
 void pkstop_json_counts(FILE *f, const struct pkstop_delta *d, double per_s);
 
