@@ -52,7 +52,9 @@ progress() {
 	local total n
 	total=$(cat "$KOBJ/.pks-objects" 2>/dev/null || cat "$ROOT/kernel/objects.expected")
 	while sleep 30; do
-		n=$(find "$KOBJ" -name '*.o' -newer "$KOBJ/.pks-build-start" | wc -l)
+		# find fails when make removes a temporary directory under it
+		# mid-walk; the count is still good, and the loop must go on.
+		n=$(find "$KOBJ" -name '*.o' -newer "$KOBJ/.pks-build-start" 2>/dev/null | wc -l || true)
 		echo "# kernel: $n objects compiled (a full build has about $total), $(($(date +%s) - start)) s" >>"${PKS_PROGRESS:-/dev/stderr}"
 	done
 }

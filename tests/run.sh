@@ -82,6 +82,20 @@ else
 	tap_not_ok "authorship: a seed-derived patch exported under the project's name fails"
 fi
 rm -rf "$mut"
+rm -f "$LOGS/docs.log"
+"$ROOT/tests/docs.sh" >"$LOGS/docs.log" 2>&1
+tap_import "$LOGS/docs.log"
+plan_check docs "$TAP_IMPORTED"
+# The check reads the documentation: a boot parameter without an entry fails.
+mut=$(mktemp -d)
+grep -v '^	memremap.pks_fault_mode=' "$KSRC/Documentation/admin-guide/kernel-parameters.txt" >"$mut/kparams"
+PKS_DOCS_KPARAMS=$mut/kparams "$ROOT/tests/docs.sh" >"$mut/out" 2>&1 || true
+if grep -q '^not ok .*kernel-parameters.txt' "$mut/out"; then
+	tap_ok "docs: a boot parameter missing from kernel-parameters.txt fails"
+else
+	tap_not_ok "docs: a boot parameter missing from kernel-parameters.txt fails"
+fi
+rm -rf "$mut"
 
 stage "kernel build"
 kernel_ok=0
@@ -181,7 +195,7 @@ if [ "$kernel_ok" = 1 ]; then
 	rm -f "$BUILD/vm/bounce.img"
 	guest_suite workloads "--pmem $img --disk $BUILD/vm/bounce.img --append swiotlb=force" "$guest/workloads.sh"
 	rm -f "$img" "$BUILD/vm/bounce.img"
-	guest_suite isolation "--pmem $img" "$guest/isolation.sh" full
+	guest_suite isolation "--pmem $img --kernel-fault-mode" "$guest/isolation.sh" full
 	rm -f "$img"
 	guest_suite isolation-relaxed-boot "--pmem $img --append memremap.pks_fault_mode=relaxed" \
 		"$guest/isolation.sh" relaxed-boot
@@ -189,7 +203,7 @@ if [ "$kernel_ok" = 1 ]; then
 	guest_suite tracepoints "--pmem $img --append trace_event=pks:pks_key_alloc --append trace_clock=global" \
 		"$guest/tracepoints.sh"
 	rm -f "$img"
-	guest_suite garbage "--pmem $img --append dev_access_protection=bogus --append memremap.pks_fault_mode=bogus" \
+	guest_suite garbage "--pmem $img --kernel-fault-mode --append dev_access_protection=bogus --append memremap.pks_fault_mode=bogus" \
 		"$guest/garbage.sh"
 	rm -f "$img"
 	guest_suite pkstop "--pmem $img" "$guest/pkstop.sh" full

@@ -32,7 +32,7 @@ void report_add_fault(struct pksfault_report *r, const struct pksfault_event *e)
 			snprintf(r->owner_by_key[e->key], PKS_OWNER_LEN, "%.*s",
 				 PKSFAULT_OWNER_LEN, e->owner);
 	}
-	if (e->outcome >= 0 && e->outcome < 3)
+	if (e->outcome >= 0 && e->outcome < PKS_FAULT_NR_OUTCOMES)
 		r->faults_by_outcome[e->outcome]++;
 	for (i = 0; i < r->nr_stacks; i++)
 		if (same_stack(&r->stacks[i], e)) {
@@ -151,8 +151,9 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 		first = 0;
 	}
 	fprintf(f, "],\"faults_by_outcome\":{\"fixed_up\":%" PRIu64 ",\"allowed\":%" PRIu64
-		",\"oops\":%" PRIu64 "},\"fault_stacks\":[", r->faults_by_outcome[0],
-		r->faults_by_outcome[1], r->faults_by_outcome[2]);
+		",\"oops\":%" PRIu64 ",\"opened\":%" PRIu64 "},\"fault_stacks\":[",
+		r->faults_by_outcome[PKS_FAULT_FIXED_UP], r->faults_by_outcome[PKS_FAULT_ALLOWED],
+		r->faults_by_outcome[PKS_FAULT_OOPS], r->faults_by_outcome[PKS_FAULT_OPENED]);
 	for (i = 0; i < r->nr_stacks; i++) {
 		const struct report_stack *s = &r->stacks[idx[i]];
 
@@ -219,8 +220,9 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 	}
 	fprintf(f, "\n=== pksfault summary (%.1f s) ===\n", r->elapsed_s);
 	fprintf(f, "faults: %" PRIu64 " (fixed_up %" PRIu64 ", allowed %" PRIu64 ", oops %"
-		PRIu64 ")\n", r->faults, r->faults_by_outcome[0], r->faults_by_outcome[1],
-		r->faults_by_outcome[2]);
+		PRIu64 ", opened %" PRIu64 ")\n", r->faults,
+		r->faults_by_outcome[PKS_FAULT_FIXED_UP], r->faults_by_outcome[PKS_FAULT_ALLOWED],
+		r->faults_by_outcome[PKS_FAULT_OOPS], r->faults_by_outcome[PKS_FAULT_OPENED]);
 	for (key = 0; key < PKS_NR_KEYS; key++)
 		if (r->faults_by_key[key])
 			fprintf(f, "  key %d (%s): %" PRIu64 "\n", key, key_owner(env, r, key),

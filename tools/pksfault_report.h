@@ -21,7 +21,7 @@ struct report_stack {
 struct pksfault_report {
 	uint64_t faults;
 	uint64_t faults_by_key[PKS_NR_KEYS];
-	uint64_t faults_by_outcome[3];
+	uint64_t faults_by_outcome[PKS_FAULT_NR_OUTCOMES];
 	char owner_by_key[PKS_NR_KEYS][PKS_OWNER_LEN];	/* as the events named them */
 	struct report_stack stacks[REPORT_MAX_STACKS];	/* distinct fault stacks */
 	int nr_stacks;

@@ -9,6 +9,11 @@
 #   --log FILE      the script's output (default build/vm/job.log); the
 #                   kernel's console goes to FILE.console
 #   --append ARGS   extra kernel command line
+#   --kernel-fault-mode  leave memremap.pks_fault_mode at the kernel's own
+#                   default (relaxed); every other run boots strict, so
+#                   that a stray access to device memory never happens and
+#                   fails the run (--append memremap.pks_fault_mode=relaxed
+#                   still overrides it: the last value given wins)
 #   PKS_GUEST_*     environment variables passed on to the guest script
 #   PKS_TCG_THREAD  single (default: one host thread runs both vCPUs) or
 #                   multi (one each; can hang on kernel text patching)
@@ -32,11 +37,13 @@ BUILD=${PKS_BUILD_DIR:-$ROOT/build}
 KERNEL=${PKS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
 
 cpu=max timeout=300 log=$BUILD/vm/job.log append="" quiet=0 shell=0
+fault_mode=memremap.pks_fault_mode=strict
 allow_taint=$((1 << 18)) disk=""
 pmem=$BUILD/vm/pmem0.img
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-pks) cpu=max,-pks ;;
+	--kernel-fault-mode) fault_mode="" ;;
 	--timeout) timeout=$2; shift ;;
 	--log) log=$2; shift ;;
 	--append) append="$append $2"; shift ;;
@@ -84,7 +91,7 @@ console=$log.console
 cmdline="$cmdline ro init=$ROOT/vm/guest-init pks_job=$job pks_run=$run_id panic=-1 oops=panic"
 # Every kernel message reaches the console, whatever its level: a WARN or
 # a lockdep report printed at KERN_WARNING must fail the run.
-cmdline="$cmdline ignore_loglevel printk.time=1 $append"
+cmdline="$cmdline ignore_loglevel printk.time=1 $fault_mode $append"
 # No KASLR: every address the console or a timeout report prints can be
 # looked up in System.map as it is.
 cmdline="$cmdline nokaslr"
