@@ -108,6 +108,9 @@ tap_run "a non-GPL out-of-tree module that uses kmap*() builds against the serie
 	module "$ROOT/tests/module/build.sh" || true	# the module suite then fails alone
 [ "$kernel_ok" = 1 ] &&
 	tap_run "objtool noinstr/uaccess validation of vmlinux.o is clean" objtool "$ROOT/tests/objtool.sh"
+[ "$kernel_ok" = 1 ] &&
+	tap_run "irqentry_state_t is at most 16 bytes (returned in registers; sizes and entry instruction counts in the log)" \
+		entry-state "$ROOT/tests/entry-state.sh"
 
 # --- guest suites -------------------------------------------------------
 # The oops suite passes only if the kernel oopses with a PKS report.
