@@ -200,9 +200,6 @@ if [ "$kernel_ok" = 1 ]; then
 	rm -f "$img" "$BUILD/vm/bounce.img"
 	guest_suite isolation "--pmem $img --kernel-fault-mode" "$guest/isolation.sh" full
 	rm -f "$img"
-	guest_suite isolation-relaxed-boot "--pmem $img --append memremap.pks_fault_mode=relaxed" \
-		"$guest/isolation.sh" relaxed-boot
-	rm -f "$img"
 	guest_suite tracepoints "--pmem $img --append trace_event=pks:pks_key_alloc --append trace_clock=global" \
 		"$guest/tracepoints.sh"
 	rm -f "$img"
@@ -220,7 +217,7 @@ if [ "$kernel_ok" = 1 ]; then
 	# Everything at once (make stress runs it for 240 s).
 	img=$BUILD/vm/stress.img
 	rm -f "$img"
-	PKS_GUEST_STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-60} \
+	PKS_GUEST_STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-30} \
 		guest_suite stress "--pmem $img" "$guest/stress.sh"
 	rm -f "$img"
 else

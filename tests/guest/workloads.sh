@@ -18,7 +18,7 @@ WL="python3 $ROOT/tests/guest/workloads.py"
 MODE_KNOB=/sys/module/memremap/parameters/pks_fault_mode
 MNT=/mnt/pmem
 OUT=/tmp/workloads
-STRESS_SECONDS=${PKS_GUEST_WORKLOAD_STRESS_SECONDS:-8}
+STRESS_SECONDS=${PKS_GUEST_WORKLOAD_STRESS_SECONDS:-4}
 mkdir -p "$OUT" "$MNT"
 
 # The same file workloads on any DAX filesystem mounted on $MNT.
