@@ -150,10 +150,11 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 		fprintf(f, ",\"count\":%" PRIu64 "}", r->faults_by_key[key]);
 		first = 0;
 	}
-	fprintf(f, "],\"faults_by_outcome\":{\"fixed_up\":%" PRIu64 ",\"allowed\":%" PRIu64
-		",\"oops\":%" PRIu64 ",\"opened\":%" PRIu64 "},\"fault_stacks\":[",
-		r->faults_by_outcome[PKS_FAULT_FIXED_UP], r->faults_by_outcome[PKS_FAULT_ALLOWED],
-		r->faults_by_outcome[PKS_FAULT_OOPS], r->faults_by_outcome[PKS_FAULT_OPENED]);
+	fputs("],\"faults_by_outcome\":{", f);
+	for (i = 0; i < PKS_FAULT_NR_OUTCOMES; i++)
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", pks_fault_outcome_name(i),
+			r->faults_by_outcome[i]);
+	fputs("},\"fault_stacks\":[", f);
 	for (i = 0; i < r->nr_stacks; i++) {
 		const struct report_stack *s = &r->stacks[idx[i]];
 
@@ -219,10 +220,11 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 		return;
 	}
 	fprintf(f, "\n=== pksfault summary (%.1f s) ===\n", r->elapsed_s);
-	fprintf(f, "faults: %" PRIu64 " (fixed_up %" PRIu64 ", allowed %" PRIu64 ", oops %"
-		PRIu64 ", opened %" PRIu64 ")\n", r->faults,
-		r->faults_by_outcome[PKS_FAULT_FIXED_UP], r->faults_by_outcome[PKS_FAULT_ALLOWED],
-		r->faults_by_outcome[PKS_FAULT_OOPS], r->faults_by_outcome[PKS_FAULT_OPENED]);
+	fprintf(f, "faults: %" PRIu64 " (", r->faults);
+	for (i = 0; i < PKS_FAULT_NR_OUTCOMES; i++)
+		fprintf(f, "%s%s %" PRIu64, i ? ", " : "", pks_fault_outcome_name(i),
+			r->faults_by_outcome[i]);
+	fputs(")\n", f);
 	for (key = 0; key < PKS_NR_KEYS; key++)
 		if (r->faults_by_key[key])
 			fprintf(f, "  key %d (%s): %" PRIu64 "\n", key, key_owner(env, r, key),
