@@ -27,7 +27,12 @@ const volatile __u64 leak_ns = 0;
 /* Log2 histogram of window durations in usecs (--hist). */
 __u64 hist[PKSFAULT_HIST_SLOTS] = {};
 
-extern const void page_offset_base __ksym;
+/*
+ * The direct map's base: a variable with KASLR's memory randomisation, a
+ * constant without (then the symbol is absent and this is NULL).
+ */
+extern const void page_offset_base __ksym __weak;
+#define PAGE_OFFSET_DEFAULT	0xffff888000000000ULL	/* 4-level paging */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -125,8 +130,10 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	 * Direct-map addresses only (vmalloc and the rest lie 2^46 and more
 	 * above page_offset_base); user space matches it against /proc/iomem.
 	 */
-	if (bpf_probe_read_kernel(&base, sizeof(base), &page_offset_base) == 0 &&
-	    address >= base && address - base < DIRECT_MAP_MAX)
+	if (!&page_offset_base ||
+	    bpf_probe_read_kernel(&base, sizeof(base), &page_offset_base))
+		base = PAGE_OFFSET_DEFAULT;
+	if (address >= base && address - base < DIRECT_MAP_MAX)
 		e->phys = address - base;
 	else
 		e->phys = 0;
@@ -277,6 +284,9 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 	dur = now - w->start_ns;
 	count(PKSFAULT_STAT_WIN_CLOSED);
 	slot = log2_slot(dur / 1000);
+	/* The last slot is open-ended: no window goes uncounted. */
+	if (slot >= PKSFAULT_HIST_SLOTS)
+		slot = PKSFAULT_HIST_SLOTS - 1;
 	if (slot < PKSFAULT_HIST_SLOTS)	/* unsigned: the verifier sees both bounds */
 		__sync_fetch_and_add(&hist[slot], 1);
 	if (leak_ns && dur > leak_ns) {

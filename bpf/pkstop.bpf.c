@@ -10,6 +10,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "pkstop.h"
 #include "pks_bpf.h"
@@ -226,6 +227,8 @@ int BPF_PROG(pkstop_fault, unsigned long address, int key, const char *owner,
 		return 0;
 	/* Every fault counts in the total, wherever it happened. */
 	tot->c[i].faults++;
+	if (key >= 0 && key < PKSTOP_NR_KEYS && outcome >= 0 && outcome < PKSTOP_NR_OUTCOMES)
+		tot->faults_by[i][key][outcome]++;
 	where = event_ctx(tot, i);
 	if (where == PKS_CTX_HARDIRQ)
 		return 0;
@@ -285,7 +288,9 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 		return 0;
 	rec.tid = task->pid;
 	rec.pid = task->tgid;
-	rec.depth = task->dev_page_access_ref;
+	/* Only kernels with device-memory protection count windows. */
+	if (bpf_core_field_exists(task->dev_page_access_ref))
+		rec.depth = BPF_CORE_READ(task, dev_page_access_ref);
 	rec.pkrs = task->thread.saved_pkrs;
 	rec.state = task->__state;
 	t = bpf_map_lookup_elem(&threads, &rec.tid);

@@ -20,6 +20,8 @@
 #define PKSTOP_OWNER_LEN	64
 #define PKSTOP_NR_KEYS		16
 #define PKSTOP_PKRS_DEFAULT	0x55555554u
+/* Fault outcomes counted apart (pks_fault's outcome field); room to grow */
+#define PKSTOP_NR_OUTCOMES	8
 
 /* Counters of one slot (one interval in two). */
 struct pkstop_counts {
@@ -51,6 +53,8 @@ struct pkstop_thread {
 struct pkstop_totals {
 	struct pkstop_counts c[2];
 	__u64 irq_events[2];	/* events in hardirq/NMI context (not a thread's) */
+	/* pks_fault by key and outcome, any context */
+	__u64 faults_by[2][PKSTOP_NR_KEYS][PKSTOP_NR_OUTCOMES];
 	__u64 map_full;		/* failed inserts into the thread map */
 	__u64 key_events;	/* pks_key_alloc/free seen */
 };

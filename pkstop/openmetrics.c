@@ -18,7 +18,12 @@
 
 void pkstop_om_add(struct pkstop_om *om, const struct pkstop_sample *s)
 {
+	int key, o;
+
 	pkstop_delta_add(&om->totals, &s->totals);
+	for (key = 0; key < PKS_NR_KEYS; key++)
+		for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++)
+			om->faults_by[key][o] += s->faults_by[key][o];
 	om->irq_events += s->irq_events;
 }
 
@@ -54,6 +59,30 @@ static void device_labels(FILE *f, const struct pkstop_sample *s)
 		}
 }
 
+/*
+ * pks_faults_total{key,owner,outcome}: a sample for every outcome of every
+ * allocated key but key 0, the kernel's own (zeros included, so that rates
+ * exist from the start), and for any other key that faulted.
+ */
+static void faults(FILE *f, const struct pkstop_om *om, const struct pkstop_sample *s)
+{
+	uint64_t any;
+	int key, o;
+
+	for (key = 0; key < PKS_NR_KEYS; key++) {
+		for (any = 0, o = 0; o < PKS_FAULT_NR_OUTCOMES; o++)
+			any |= om->faults_by[key][o];
+		if ((!key || !(s->keymask & (1u << key))) && !any)
+			continue;
+		for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++) {
+			fprintf(f, "pks_faults_total{key=\"%d\",owner=\"", key);
+			label_value(f, (s->keymask & (1u << key)) ? s->owners[key] : "unallocated");
+			fprintf(f, "\",outcome=\"%s\"} %llu\n", pks_fault_outcome_name(o),
+				(unsigned long long)om->faults_by[key][o]);
+		}
+	}
+}
+
 void pkstop_om_format(FILE *f, const struct pkstop_om *om, const struct pkstop_sample *s)
 {
 	unsigned int open = 0, allocated = 0;
@@ -85,8 +114,8 @@ void pkstop_om_format(FILE *f, const struct pkstop_om *om, const struct pkstop_s
 	       "PKRS MSR writes made by protection updates.");
 	fprintf(f, "pks_pkrs_writes_total %llu\n", (unsigned long long)om->totals.pkrs_writes);
 	family(f, "pks_faults_total", "counter",
-	       "Stray accesses to protected pages (pks_fault events), any context.");
-	fprintf(f, "pks_faults_total %llu\n", (unsigned long long)om->totals.faults);
+	       "Stray accesses to protected pages (pks_fault events), any context, by key and outcome.");
+	faults(f, om, s);
 	family(f, "pks_irq_events_total", "counter",
 	       "PKS events in hardirq or NMI context (on no thread's row).");
 	fprintf(f, "pks_irq_events_total %llu\n", (unsigned long long)om->irq_events);

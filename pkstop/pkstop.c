@@ -27,6 +27,9 @@
 #include "pkstop.skel.h"
 #include "account.h"
 #include "openmetrics.h"
+
+_Static_assert(PKS_NR_KEYS == PKSTOP_NR_KEYS, "one key numbering");
+_Static_assert(PKS_FAULT_NR_OUTCOMES <= PKSTOP_NR_OUTCOMES, "the BPF side counts every outcome");
 #include "opts.h"
 #include "summary.h"
 #include "view.h"
@@ -87,6 +90,7 @@ struct pkstop {
 	int ncpus;
 	struct pkstop_totals *percpu;		/* lookup buffer */
 	struct pkstop_counts prev_totals[2];
+	uint64_t prev_faults_by[2][PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES];
 	uint64_t prev_irq[2];
 	void *states;				/* tsearch tree of pkstop_tstate */
 	struct pkstop_task *tasks;		/* iterator output, sorted by TID */
@@ -247,8 +251,8 @@ static int read_totals(struct pkstop *p, int slot, struct pkstop_sample *s)
 {
 	__u32 zero = 0;
 	struct pkstop_counts sum = {};
-	uint64_t irq = 0;
-	int cpu;
+	uint64_t irq = 0, by[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES] = {};
+	int cpu, key, o;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.totals), &zero, p->percpu))
 		return -errno;
@@ -263,9 +267,17 @@ static int read_totals(struct pkstop *p, int slot, struct pkstop_sample *s)
 		irq += t->irq_events[slot];
 		s->map_full += t->map_full;
 		s->key_events += t->key_events;
+		for (key = 0; key < PKS_NR_KEYS; key++)
+			for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++)
+				by[key][o] += t->faults_by[slot][key][o];
 	}
 	pkstop_counts_delta(&sum, &p->prev_totals[slot], &s->totals);
 	p->prev_totals[slot] = sum;
+	for (key = 0; key < PKS_NR_KEYS; key++)
+		for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++) {
+			s->faults_by[key][o] = by[key][o] - p->prev_faults_by[slot][key][o];
+			p->prev_faults_by[slot][key][o] = by[key][o];
+		}
 	s->irq_events = irq - p->prev_irq[slot];
 	p->prev_irq[slot] = irq;
 	return 0;

@@ -345,7 +345,7 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 	double per_s = s->interval_s > 0 ? 1.0 / s->interval_s : 0;
 	size_t i, match, shown, n = 0;
 	char tbuf[40];
-	int key, nkeys = 0;
+	int key, oc, nkeys = 0;
 
 	pks_iso8601((int64_t)s->wall.tv_sec * 1000000000 + s->wall.tv_nsec, tbuf, sizeof(tbuf));
 	pks_json_open(f, "sample");
@@ -358,7 +358,11 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 			continue;
 		fprintf(f, "%s{\"key\":%d,\"owner\":", nkeys++ ? "," : "", key);
 		json_print_string(f, s->owners[key]);
-		fputc('}', f);
+		fputs(",\"faults\":{", f);
+		for (oc = 0; oc < PKS_FAULT_NR_OUTCOMES; oc++)
+			fprintf(f, "%s\"%s\":%llu", oc ? "," : "", pks_fault_outcome_name(oc),
+				(unsigned long long)s->faults_by[key][oc]);
+		fputs("}}", f);
 	}
 	fprintf(f, "],\"keys_source\":\"%s\",\"totals\":{",
 		s->keys_from_debugfs ? "debugfs" : "events");

@@ -60,6 +60,8 @@ struct pkstop_sample {
 	char owners[PKS_NR_KEYS][PKS_OWNER_LEN];
 	uint16_t keymask;
 	struct pkstop_delta totals;
+	/* totals.faults by key and outcome (enum pks_fault_outcome) */
+	uint64_t faults_by[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES];
 	uint64_t irq_events;	/* in hardirq/NMI context: no thread's */
 	uint64_t key_events;	/* pks_key_alloc/free since start */
 	uint64_t map_full;	/* failed thread-map inserts since start */

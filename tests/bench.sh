@@ -362,6 +362,18 @@ report=$run_dir/report.md
 		echo "- PKRS writes per pmem request ($k, msr tracepoint): $(stat "pmem-on:$k") (last valid boot: ${pm[pmem-on:$k.raw]:-none});" \
 			"protection off: $(stat "pmem-off:$k")"
 	done
+	echo
+	echo "PKRS writes and the key's open time per operation on ext4-dax (bench-ops.py: 256 of each," \
+		"this process's msr and pks trace events; the target is at most 2 writes each):"
+	echo
+	echo "| operation | PKRS writes per op (on) | per op (off) | key open per op, us | op time, us | key open / op time |"
+	echo "|---|---|---|---|---|---|"
+	for op in read write fsync fault cow; do
+		echo "| $op | $(stat "pmem-on:ops_${op}_pkrs") | $(stat "pmem-off:ops_${op}_pkrs") |" \
+			"$(stat "pmem-on:ops_${op}_window_us") | $(stat "pmem-on:ops_${op}_op_us") |" \
+			"$(ratio "$(med "pmem-on:ops_${op}_window_us")" "$(med "pmem-on:ops_${op}_op_us")") |"
+	done
+	echo
 	b0=$(med pmem-on:kmap_ns_branch0) b1=$(med pmem-on:kmap_ns_branch1)
 	echo "- kmap_local_page()/kunmap_local() on DRAM, ns: without a protected pgmap $(stat pmem-on:kmap_ns_branch0);" \
 		"with one $(stat pmem-on:kmap_ns_branch1); ratio of medians $(ratio "$b1" "$b0")"

@@ -51,50 +51,59 @@ done
 # --- host: the series -------------------------------------------------
 stage "series: apply, checkpatch"
 tap_run "kernel patches apply to $(basename "$TARBALL")" tree "$ROOT/kernel/tree.sh"
-rm -f "$LOGS/checkpatch.log"
-"$ROOT/tests/checkpatch.sh" >"$LOGS/checkpatch.log" 2>&1
-tap_import "$LOGS/checkpatch.log"
-plan_check checkpatch "$TAP_IMPORTED"
+# host_check NAME COMMAND...: a check of the series with its plan.
+host_check() {
+	local name=$1 log=$LOGS/$1.log
+	shift
+	rm -f "$log"
+	"$@" >"$log" 2>&1
+	tap_import "$log"
+	plan_check "$name" "$TAP_IMPORTED"
+}
+# must_catch DESCRIPTION REGEX OUTPUT: a check run on input broken on
+# purpose (its output in the file OUTPUT) failed with a line like REGEX.
+# (To a file: with pipefail, the check's own failing exit would fail a pipe.)
+must_catch() {
+	if grep -q "$2" "$3"; then tap_ok "$1"; else tap_not_ok "$1"; fi
+}
+
+host_check checkpatch "$ROOT/tests/checkpatch.sh"
 # The list is read: a patch whose checks are not all listed fails.
 mut=$(mktemp -d)
 cp "$(series | grep -m1 tracepoints)" "$mut/"
 grep -v '^x86-pks-Add-tracepoints.*Lines should not end' "$ROOT/tests/checkpatch-allowed" >"$mut/allowed"
-PKS_PATCHES=$mut CHECKPATCH_ALLOWED=$mut/allowed "$ROOT/tests/checkpatch.sh" >"$mut/out" 2>&1 || true
-if grep -q '^not ok .*tracepoints' "$mut/out"; then
-	tap_ok "checkpatch: a check missing from tests/checkpatch-allowed fails its patch"
-else
-	tap_not_ok "checkpatch: a check missing from tests/checkpatch-allowed fails its patch"
-fi
+PKS_PATCHES=$mut CHECKPATCH_ALLOWED=$mut/allowed "$ROOT/tests/checkpatch.sh" >"$mut/out" 2>&1
+must_catch "checkpatch: a check missing from tests/checkpatch-allowed fails its patch" \
+	'^not ok .*tracepoints' "$mut/out"
 rm -rf "$mut"
-rm -f "$LOGS/authorship.log"
-"$ROOT/tests/authorship.sh" >"$LOGS/authorship.log" 2>&1
-tap_import "$LOGS/authorship.log"
-plan_check authorship "$TAP_IMPORTED"
+
+host_check authorship "$ROOT/tests/authorship.sh"
 # The check reads the patches: a derived patch exported as ours fails.
 mut=$(mktemp -d)
 cp "$ROOT"/kernel/patches/*.patch "$mut/"
 sed -i '0,/^From: .*/s//From: PKS series <pks@localhost>/' "$mut"/0003-*.patch
-# (To a file: with pipefail, the check's own failing exit would fail a pipe.)
-PKS_PATCHES=$mut "$ROOT/tests/authorship.sh" >"$mut/out" 2>&1 || true
-if grep -q "^not ok .*Enable Protection Keys" "$mut/out"; then
-	tap_ok "authorship: a seed-derived patch exported under the project's name fails"
-else
-	tap_not_ok "authorship: a seed-derived patch exported under the project's name fails"
-fi
+PKS_PATCHES=$mut "$ROOT/tests/authorship.sh" >"$mut/out" 2>&1
+must_catch "authorship: a seed-derived patch exported under the project's name fails" \
+	'^not ok .*Enable Protection Keys' "$mut/out"
 rm -rf "$mut"
-rm -f "$LOGS/docs.log"
-"$ROOT/tests/docs.sh" >"$LOGS/docs.log" 2>&1
-tap_import "$LOGS/docs.log"
-plan_check docs "$TAP_IMPORTED"
+
+host_check docs "$ROOT/tests/docs.sh"
 # The check reads the documentation: a boot parameter without an entry fails.
 mut=$(mktemp -d)
 grep -v '^	memremap.pks_fault_mode=' "$KSRC/Documentation/admin-guide/kernel-parameters.txt" >"$mut/kparams"
-PKS_DOCS_KPARAMS=$mut/kparams "$ROOT/tests/docs.sh" >"$mut/out" 2>&1 || true
-if grep -q '^not ok .*kernel-parameters.txt' "$mut/out"; then
-	tap_ok "docs: a boot parameter missing from kernel-parameters.txt fails"
-else
-	tap_not_ok "docs: a boot parameter missing from kernel-parameters.txt fails"
-fi
+PKS_DOCS_KPARAMS=$mut/kparams "$ROOT/tests/docs.sh" >"$mut/out" 2>&1
+must_catch "docs: a boot parameter missing from kernel-parameters.txt fails" \
+	'^not ok .*kernel-parameters.txt' "$mut/out"
+rm -rf "$mut"
+
+host_check tools-headers "$ROOT/tests/tools-headers.sh"
+# The check reads the copies: one that lacks a line the series adds fails.
+mut=$(mktemp -d)
+mkdir -p "$mut/arch/x86/include/asm"
+cp "$KSRC"/tools/arch/x86/include/asm/{cpufeatures,disabled-features,msr-index}.h "$mut/arch/x86/include/asm/"
+sed -i '/MSR_IA32_PKRS/d' "$mut/arch/x86/include/asm/msr-index.h"
+PKS_TOOLS_COPIES=$mut "$ROOT/tests/tools-headers.sh" >"$mut/out" 2>&1
+must_catch "tools-headers: a tools copy without MSR_IA32_PKRS fails" '^not ok .*msr-index.h lacks' "$mut/out"
 rm -rf "$mut"
 
 stage "kernel build"
@@ -113,14 +122,22 @@ tap_run "a non-GPL out-of-tree module that uses kmap*() builds against the serie
 		entry-state "$ROOT/tests/entry-state.sh"
 
 # --- guest suites -------------------------------------------------------
+# QEMU runs with one TCG thread (vm/run.sh), so two guests run at once,
+# in two lanes of about equal length; each suite has its own log and
+# images, and nothing is reported until both lanes are done, in a fixed
+# order (guest_run prints nothing, guest_report does).
+
 # The oops suite passes only if the kernel oopses with a PKS report.
-oops_suite() {
+oops_run() {
 	local log=$LOGS/guest-oops.log
 	rm -f "$log" "$log.console"
 	# The trace buffer is dumped on the oops: the pks_fault event's outcome.
 	"$ROOT/vm/run.sh" --quiet --timeout 120 --log "$log" \
 		--append "trace_event=pks:pks_fault ftrace_dump_on_oops" "$ROOT/tests/guest/oops.sh" \
 		>/dev/null 2>&1 || true
+}
+oops_report() {
+	local log=$LOGS/guest-oops.log
 	tap_import "$log"
 	local want n=$TAP_IMPORTED
 	for want in '#PF: error_code\(0x0023\) - protection keys violation' \
@@ -139,11 +156,17 @@ oops_suite() {
 
 # The harness itself, on a real guest: a run whose kernel WARNs, or
 # whose lockdep reports, must fail, whatever its script says.
-must_fail_suite() {	# NAME PATTERN: tests/guest/provoke.sh NAME
-	local name=verdict-$1 want=$2 log=$LOGS/guest-verdict-$1.log rc=0
-	rm -f "$log" "$log.console"
-	"$ROOT/vm/run.sh" --quiet --timeout 120 --pmem "$BUILD/vm/verdict.img" --log "$log" \
+must_fail_run() {	# NAME: tests/guest/provoke.sh NAME
+	local name=verdict-$1 log=$LOGS/guest-verdict-$1.log rc=0 img=$BUILD/vm/verdict-$1.img
+	rm -f "$log" "$log.console" "$img"
+	"$ROOT/vm/run.sh" --quiet --timeout 120 --pmem "$img" --log "$log" \
 		"$ROOT/tests/guest/provoke.sh" "$1" 2>"$LOGS/guest-$name.verdict" || rc=$?
+	echo "$rc" >"$LOGS/guest-$name.rc"
+	rm -f "$img"
+}
+must_fail_report() {	# NAME PATTERN
+	local name=verdict-$1 want=$2 log=$LOGS/guest-verdict-$1.log rc
+	read -r rc <"$LOGS/guest-$name.rc" 2>/dev/null || rc=none
 	tap_import "$log"
 	plan_check "$name" "$TAP_IMPORTED"
 	if [ "$rc" = 125 ] && grep -q "$want" "$log.console" &&
@@ -153,81 +176,128 @@ must_fail_suite() {	# NAME PATTERN: tests/guest/provoke.sh NAME
 		tap_not_ok "$name: the harness fails a run whose kernel printed '$want' (exit $rc, log: $log.console)"
 		sed 's/^/#   /' "$LOGS/guest-$name.verdict" | tail -n 10
 	fi
-	rm -f "$BUILD/vm/verdict.img"
+}
+declare -A must_fail_want=(
+	[unbalanced]='dev_access: .* closed a window that was not open'
+	[lockdep]='WARNING: possible circular locking dependency detected'
+	# CONFIG_PKS_DEBUG's oracles, for what TCG cannot fault.
+	[flush]='dev_access: .* flushes device memory at .* with no window open'
+	[leakuser]='returns to user space with window depth 1'
+	[freedkey]='pks: .* freed key [0-9]* (pks test file) while pks-key-holder\[[0-9]*\] has it open'
+)
+must_fail_order=(unbalanced lockdep flush leakuser freedkey)
+
+# pmem_suite NAME "VM OPTIONS" SCRIPT [ARGS...]: a suite on a blank
+# NVDIMM of its own (the pmem-persist suite reuses pmem's on purpose).
+pmem_suite() {
+	local name=$1 opts=$2 img=$BUILD/vm/pmem-$1.img
+	shift 2
+	rm -f "$img"
+	guest_run "$name" "--pmem $img $opts" "$@"
+	rm -f "$img"
 }
 
-# The cross builds (tests/cross-build.sh: no warnings outside x86 PKS) run
-# on the host while the guest suites run: QEMU runs with one TCG thread
-# (vm/run.sh), so the second CPU is free for them.  Reported after.
-nice -n 19 "$ROOT/tests/cross-build.sh" >"$LOGS/cross-build.log" 2>&1 &
+guest="$ROOT/tests/guest"
+# Lane 1: boots, must-fail runs, the pmem suites and the kernel's own checks.
+lane1() {
+	local name img=$BUILD/vm/pmem-pmem.img
+	guest_run core "--append pks-test-on-boot" "$guest/core.sh"
+	guest_run nopks "--no-pks" "$guest/nopks.sh"
+	oops_run
+	for name in "${must_fail_order[@]}"; do
+		must_fail_run "$name"
+	done
+	# "persist" restarts the VM on the same backing file.  The host says
+	# what each boot is (PKS and protection on, no PKS, protection off);
+	# the suite checks it is so.
+	rm -f "$img"
+	guest_run pmem "--pmem $img" "$guest/pmem.sh" full pks
+	guest_run pmem-persist "--pmem $img" "$guest/pmem.sh" persist pks
+	rm -f "$img"
+	pmem_suite nopks-pmem "--no-pks" "$guest/pmem.sh" full nopks
+	pmem_suite protoff-pmem "--append dev_access_protection=off" "$guest/pmem.sh" full protoff
+	pmem_suite realpaths "" "$guest/realpaths.sh"
+	# A non-GPL module: taints P (proprietary) and O (out of tree), allowed.
+	pmem_suite module "--allow-taint $(((1 << 0) | (1 << 12) | (1 << 18)))" "$guest/module.sh"
+	pmem_suite isolation "--kernel-fault-mode" "$guest/isolation.sh" full
+	pmem_suite tracepoints "--append trace_event=pks:pks_key_alloc --append trace_clock=global" \
+		"$guest/tracepoints.sh"
+	pmem_suite garbage "--kernel-fault-mode --append dev_access_protection=bogus --append memremap.pks_fault_mode=bogus" \
+		"$guest/garbage.sh"
+}
+# Lane 2: real workloads, the tools, and everything at once.
+lane2() {
+	local disk=$BUILD/vm/bounce.img
+	# Real workloads on every namespace type under the pksfault gate,
+	# relaxed mode then strict; a disk whose I/O swiotlb bounces.
+	rm -f "$disk"
+	pmem_suite workloads "--disk $disk --append swiotlb=force" "$guest/workloads.sh"
+	rm -f "$disk"
+	pmem_suite pkstop "" "$guest/pkstop.sh" full
+	pmem_suite nopks-pkstop "--no-pks" "$guest/pkstop.sh" nopks
+	pmem_suite pksfault "" "$guest/pksfault.sh"
+	pmem_suite nopks-pksfault "--no-pks" "$guest/pksfault.sh" nopks
+	# Everything at once (make stress runs it for 240 s).
+	PKS_GUEST_STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-30} \
+		pmem_suite stress "" "$guest/stress.sh"
+}
+lane_order1=(core nopks oops "${must_fail_order[@]/#/verdict-}" pmem pmem-persist nopks-pmem protoff-pmem
+	realpaths module isolation tracepoints garbage)
+lane_order2=(workloads pkstop nopks-pkstop pksfault nopks-pksfault stress)
+
+# The cross builds (tests/cross-build.sh: no warnings outside x86 PKS) and
+# sparse on the touched files (tests/sparse.sh) run niced beside the
+# guests, on what CPU time they leave.  Reported after.
+rm -f "$LOGS/sparse-check.log"
+(
+	nice -n 19 "$ROOT/tests/cross-build.sh" >"$LOGS/cross-build.log" 2>&1
+	[ "$kernel_ok" = 1 ] && nice -n 19 "$ROOT/tests/sparse.sh" >"$LOGS/sparse-check.log" 2>&1
+) &
 cross_pid=$!
 cross_start=$(date +%s)
 
-stage "guest suites"
+stage "guest suites (two lanes at once)"
 if [ "$kernel_ok" = 1 ]; then
-	guest="$ROOT/tests/guest"
-	guest_suite core "--append pks-test-on-boot" "$guest/core.sh"
-	guest_suite nopks "--no-pks" "$guest/nopks.sh"
-	oops_suite
-	must_fail_suite unbalanced 'dev_access: .* closed a window that was not open'
-	must_fail_suite lockdep 'WARNING: possible circular locking dependency detected'
-	# CONFIG_PKS_DEBUG's oracles, for what TCG cannot fault.
-	must_fail_suite flush 'dev_access: .* flushes device memory at .* with no window open'
-	must_fail_suite leakuser 'returns to user space with window depth 1'
-	must_fail_suite freedkey 'pks: .* freed key [0-9]* (pks test file) while pks-key-holder\[[0-9]*\] has it open'
-	# Each pmem run starts from a blank NVDIMM; "persist" restarts the VM
-	# on the same backing file.  The host says what each boot is (PKS and
-	# protection on, no PKS, protection off); the suite checks it is so.
-	img=$BUILD/vm/pmem-test.img
-	rm -f "$img"
-	guest_suite pmem "--pmem $img" "$guest/pmem.sh" full pks
-	guest_suite pmem-persist "--pmem $img" "$guest/pmem.sh" persist pks
-	rm -f "$img"
-	guest_suite nopks-pmem "--no-pks --pmem $img" "$guest/pmem.sh" full nopks
-	rm -f "$img"
-	guest_suite protoff-pmem "--append dev_access_protection=off --pmem $img" "$guest/pmem.sh" full protoff
-	rm -f "$img"
-	guest_suite realpaths "--pmem $img" "$guest/realpaths.sh"
-	rm -f "$img"
-	# A non-GPL module: taints P (proprietary) and O (out of tree), allowed.
-	guest_suite module "--pmem $img --allow-taint $(((1 << 0) | (1 << 12) | (1 << 18)))" \
-		"$guest/module.sh"
-	rm -f "$img"
-	# Real workloads on every namespace type under the pksfault gate,
-	# relaxed mode then strict; a disk whose I/O swiotlb bounces.
-	rm -f "$BUILD/vm/bounce.img"
-	guest_suite workloads "--pmem $img --disk $BUILD/vm/bounce.img --append swiotlb=force" "$guest/workloads.sh"
-	rm -f "$img" "$BUILD/vm/bounce.img"
-	guest_suite isolation "--pmem $img --kernel-fault-mode" "$guest/isolation.sh" full
-	rm -f "$img"
-	guest_suite tracepoints "--pmem $img --append trace_event=pks:pks_key_alloc --append trace_clock=global" \
-		"$guest/tracepoints.sh"
-	rm -f "$img"
-	guest_suite garbage "--pmem $img --kernel-fault-mode --append dev_access_protection=bogus --append memremap.pks_fault_mode=bogus" \
-		"$guest/garbage.sh"
-	rm -f "$img"
-	guest_suite pkstop "--pmem $img" "$guest/pkstop.sh" full
-	rm -f "$img"
-	guest_suite nopks-pkstop "--no-pks --pmem $img" "$guest/pkstop.sh" nopks
-	rm -f "$img"
-	guest_suite pksfault "--pmem $img" "$guest/pksfault.sh"
-	rm -f "$img"
-	guest_suite nopks-pksfault "--no-pks --pmem $img" "$guest/pksfault.sh" nopks
-	rm -f "$img"
-	# Everything at once (make stress runs it for 240 s).
-	img=$BUILD/vm/stress.img
-	rm -f "$img"
-	PKS_GUEST_STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-30} \
-		guest_suite stress "--pmem $img" "$guest/stress.sh"
-	rm -f "$img"
+	t0=$SECONDS
+	( lane1; echo $((SECONDS - t0)) >"$LOGS/guest-lane1.secs" ) &
+	lane1_pid=$!
+	( lane2; echo $((SECONDS - t0)) >"$LOGS/guest-lane2.secs" ) &
+	lane2_pid=$!
+	wait "$lane1_pid" "$lane2_pid"
+	for name in "${lane_order1[@]}" "${lane_order2[@]}"; do
+		case $name in
+		oops) oops_report ;;
+		verdict-*) must_fail_report "${name#verdict-}" "${must_fail_want[${name#verdict-}]}" ;;
+		*) guest_report "$name" ;;
+		esac
+	done
+	echo "# guest lanes: lane 1 $(cat "$LOGS/guest-lane1.secs" 2>/dev/null || echo '?') s," \
+		"lane 2 $(cat "$LOGS/guest-lane2.secs" 2>/dev/null || echo '?') s"
 else
 	tap_not_ok "guest suites skipped: the kernel or guest binaries did not build"
 fi
-stage "cross builds (the rest of the time they took beside the guest suites)"
+stage "cross builds and sparse (the rest of the time they took beside the guest suites)"
 wait "$cross_pid"
-echo "# cross builds: $(($(date +%s) - cross_start)) s in the background"
+echo "# cross builds and sparse: $(($(date +%s) - cross_start)) s in the background"
 tap_import "$LOGS/cross-build.log"
 plan_check cross-build "$TAP_IMPORTED"
+if [ "$kernel_ok" = 1 ]; then
+	tap_import "$LOGS/sparse-check.log"
+	plan_check sparse "$TAP_IMPORTED"
+	# The filter is read: a warning on a line the series added fails,
+	# one on a line it did not touch does not.
+	mut=$(mktemp -d)
+	line=$(git -C "$KSRC" diff -U0 base..HEAD -- mm/memremap.c | sed -n 's/^@@ .* +\([0-9]*\).*/\1/p' | head -n 1)
+	echo "mm/memremap.c:$line:1: warning: made up" >"$mut/new.log"
+	echo "mm/memremap.c:1:1: warning: made up" >"$mut/old.log"
+	if "$ROOT/tests/sparse.sh" "$mut/new.log" | grep -q '^not ok' &&
+		"$ROOT/tests/sparse.sh" "$mut/old.log" | grep -q '^ok'; then
+		tap_ok "sparse: a warning on a line the series added fails, one on Linux's own line does not"
+	else
+		tap_not_ok "sparse: a warning on a line the series added fails, one on Linux's own line does not"
+	fi
+	rm -rf "$mut"
+fi
 plan_finish
 
 stage end

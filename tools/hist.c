@@ -6,10 +6,11 @@
 
 #define BAR_WIDTH 40
 
-static void slot_range(int i, uint64_t *lo, uint64_t *hi)
+/* The range of slot i of nr; the last one is open-ended (*hi UINT64_MAX). */
+static void slot_range(int i, int nr, uint64_t *lo, uint64_t *hi)
 {
 	*lo = i ? 1ULL << i : 0;
-	*hi = i < 63 ? (1ULL << (i + 1)) - 1 : UINT64_MAX;
+	*hi = i < 63 && i < nr - 1 ? (1ULL << (i + 1)) - 1 : UINT64_MAX;
 }
 
 /* First and last non-empty slot; returns 0 when all are empty. */
@@ -52,12 +53,16 @@ void hist_print_log2(FILE *f, const uint64_t *slots, int nr, const char *unit)
 			max = slots[i];
 	fprintf(f, "%24s : %-10s distribution\n", unit, "count");
 	for (i = first; i <= last; i++) {
-		slot_range(i, &lo, &hi);
+		slot_range(i, nr, &lo, &hi);
 		stars = (int)(slots[i] * BAR_WIDTH / max);
 		if (slots[i] && !stars)
 			stars = 1;	/* a non-empty slot never looks empty */
-		fprintf(f, "%10" PRIu64 " -> %-10" PRIu64 " : %-10" PRIu64 " |%-*.*s|\n",
-			lo, hi, slots[i], BAR_WIDTH, stars,
+		fprintf(f, "%10" PRIu64 " -> ", lo);
+		if (hi == UINT64_MAX)
+			fprintf(f, "%-10s", "inf");
+		else
+			fprintf(f, "%-10" PRIu64, hi);
+		fprintf(f, " : %-10" PRIu64 " |%-*.*s|\n", slots[i], BAR_WIDTH, stars,
 			"****************************************");
 	}
 }
@@ -70,9 +75,13 @@ void hist_json_log2(FILE *f, const uint64_t *slots, int nr)
 	fputc('[', f);
 	if (used_range(slots, nr, &first, &last))
 		for (i = first; i <= last; i++) {
-			slot_range(i, &lo, &hi);
-			fprintf(f, "%s{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"count\":%" PRIu64 "}",
-				i > first ? "," : "", lo, hi, slots[i]);
+			slot_range(i, nr, &lo, &hi);
+			fprintf(f, "%s{\"from\":%" PRIu64 ",\"to\":", i > first ? "," : "", lo);
+			if (hi == UINT64_MAX)
+				fputs("null", f);
+			else
+				fprintf(f, "%" PRIu64, hi);
+			fprintf(f, ",\"count\":%" PRIu64 "}", slots[i]);
 		}
 	fputc(']', f);
 }

@@ -8,11 +8,16 @@
 
 /*
  * Slot i counts values v with floor(log2(v)) == i (slot 0 also holds 0):
- * the range [2^i, 2^(i+1) - 1].  Prints only the slots from the first to
- * the last non-empty one, with a 40-character bar of '*' (no escapes).
+ * the range [2^i, 2^(i+1) - 1].  The last slot, nr - 1, is the overflow
+ * bucket: every value from 2^(nr-1) up, printed "2^(nr-1) -> inf".
+ * Prints only the slots from the first to the last non-empty one, with a
+ * 40-character bar of '*' (no escapes).
  */
 void hist_print_log2(FILE *f, const uint64_t *slots, int nr, const char *unit);
-/* [{"from":0,"to":1,"count":N},...] for the same slots. */
+/*
+ * [{"from":0,"to":1,"count":N},...] for the same slots; the overflow
+ * bucket has "to":null.
+ */
 void hist_json_log2(FILE *f, const uint64_t *slots, int nr);
 uint64_t hist_total(const uint64_t *slots, int nr);
 

@@ -107,6 +107,7 @@ pkrs_writes_per_io 128k
 mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 "$MNT"
 warm "$MNT/bench.dat"
 echo "BENCH ext4dax_iops=$(fio_iops "$MNT/bench.dat")"
+python3 "$(dirname "$0")/bench-ops.py" "$MNT/bench.dat" 256
 umount "$MNT"
 ns_mode devdax
 warm /dev/dax0.0 dev-dax

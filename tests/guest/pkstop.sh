@@ -167,6 +167,8 @@ openmetrics() {
 		sleep 0.1
 	done
 	hook windows 2 200 1 >/dev/null
+	# Stray reads, fixed up in strict mode: pks_faults_total by outcome.
+	hook inject "$(inj_phys)" $INJ_LEN 3 11 read >/dev/null
 	wait "$pk" || rc=$?
 	check "--openmetrics: node exporter serves pkstop's metrics, equal to its JSON (pkstop exit $rc)" \
 		python3 - "$OUT/om.json" "$dir/pks.prom" <<'PY'
@@ -210,6 +212,25 @@ for metric, key in (("pks_window_opens_total", "opens"), ("pks_pkrs_writes_total
     assert served[metric] == tot(key), (metric, served[metric], tot(key))
 assert served["pks_window_opens_total"] > 0, "no windows seen"
 assert served["pks_keys_allocated"] >= 1 and served["pks_enabled"] == 1
+# Faults by key, owner and outcome: each labelled series equals the sum
+# of the JSON's keys[].faults, and the 3 stray reads are there.
+by = {}
+for l in body.splitlines():
+    m = re.match(r'pks_faults_total\{key="(\d+)",owner="((?:\\.|[^"\\])*)",outcome="(\w+)"\} (\S+)$', l)
+    if m:
+        by[(int(m.group(1)), m.group(2), m.group(3))] = float(m.group(4))
+print("# pks_faults_total: %s" % by)
+json_by = {}
+for d in docs:
+    for k in d["keys"]:
+        for outcome, n in k["faults"].items():
+            key = (k["key"], k["owner"], outcome)
+            json_by[key] = json_by.get(key, 0) + n
+for key, n in by.items():
+    assert n == json_by.get(key, 0), (key, n, json_by.get(key))
+dev = [k for k in by if k[1] == "Device Memory"]
+assert {k[2] for k in dev} == {"fixed_up", "allowed", "oops", "opened"}, dev
+assert sum(by[k] for k in dev if k[2] == "fixed_up") >= 3, by
 PY
 	kill "$ne" 2>/dev/null
 	wait "$ne" 2>/dev/null

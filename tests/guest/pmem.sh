@@ -53,7 +53,7 @@ nesting() {	# LABEL
 	out=$(hook nest "$(inj_phys)")
 	echo "# $1: $out"
 	[[ "$out" == "nest max_depth=2 open_at_2=Y open_at_1=Y closed_at_0=Y" ]] &&
-		pass "$1: kmap inside dax_read_lock nests to depth 2, closes at 0" ||
+		pass "$1: kmap inside a window nests to depth 2, closes at 0" ||
 		fail "$1: nesting ($out)"
 	# Unbalanced closes WARN: tested by the must-fail suite
 	# verdict-unbalanced (tests/guest/provoke.sh), under pksfault.

@@ -4,6 +4,8 @@
 # check the key but QEMU's TCG does not (cache write-back of pmem), it
 # WARNs when no window is open, and the host fails the run on any WARN.
 #   realpaths.sh   fsync/msync of dirty shared DAX mappings (ext4-dax),
+#                  windows only around the accesses (none for faults),
+#                  the DAX recovery write over a bad block,
 #                  softirqs run from local_bh_enable() inside a window,
 #                  S3 suspend/resume keeps every CPU's PKRS default
 #                  windows open while the first protected pgmap appears
@@ -41,6 +43,61 @@ PY
 check "fsdax namespace" ns_mode fsdax mem
 check "ext4 with DAX on /dev/pmem0" bash -c "mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 $MNT && grep -q '$MNT ext4 .*dax' /proc/mounts"
 check "msync + fsync of a dirty shared DAX mapping, data read back" shared_mapping_sync "$MNT/shared" $((8 << 20))
+
+# Windows open around the accesses to device memory, not around
+# dax_read_lock(): page faults that only map DAX pages into a process
+# touch no device memory and open none; a read(2) opens one, for its copy.
+T=/sys/kernel/tracing
+windows_opened() {	# PYTHON-CODE: run it; print the callers of the outermost windows its process opened
+	local pid
+	echo 0 >$T/events/pks/enable
+	echo >$T/trace
+	echo 1 >$T/events/pks/dev_access_enable/enable
+	python3 -c "$1" &
+	pid=$!
+	wait $pid || echo "python-exit-$?"
+	echo 0 >$T/events/pks/enable
+	sed -n "s/^ *[^ ].*-$pid  *\[.*dev_access_enable: .* depth=1 .* caller=\([^+]*\)+.*/\1/p" $T/trace
+}
+fault_all='import mmap, os
+fd = os.open("'$MNT'/shared", os.O_RDWR)
+m = mmap.mmap(fd, 0, mmap.MAP_SHARED)
+s = sum(m[i] for i in range(0, len(m), 4096))
+for i in range(0, len(m), 8192):
+    m[i] = m[i]
+m.close()'
+out=$(windows_opened "$fault_all")
+echo "# windows opened by read and write faults over 8 MiB of DAX pages: $(grep -c . <<<"$out")," \
+	"by caller: $(grep . <<<"$out" | sort | uniq -c | head -n 3 | tr -s ' \n' ' ')"
+# (Metadata block I/O the filesystem may do in the faulting thread goes
+# through pmem_submit_bio(), whose window is the block driver's.)
+check "DAX page faults (read and write, 8 MiB) open no window" test -z "$(grep -vx pmem_submit_bio <<<"$out")"
+out=$(windows_opened 'import os; os.pread(os.open("'$MNT'/shared", os.O_RDONLY), 4096, 0)')
+echo "# windows opened by a 4 KiB read(2): $(tr '\n' ' ' <<<"$out")"
+check "a 4 KiB read(2) opens one window, in dax_copy_to_iter()" test "$out" = dax_copy_to_iter
+
+# The DAX recovery write: a write(2) over a bad block goes through
+# dax_recovery_write(), which copies the good pages before the bad one
+# (the driver cannot clear the poison under QEMU, so the write stops at
+# the bad page).  Its copy needs a window like any other.
+recovery_write() {
+	local f=$MNT/recovery blk out
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+os.write(fd, b"a" * 8192)
+os.fsync(fd)' "$f" || return 1
+	blk=$(filefrag -v -b4096 "$f" | awk '$1 == "0:" { sub(/\.\..*/, "", $4); print $4 }')
+	[[ "$blk" =~ ^[0-9]+$ ]] || { echo "# no block for $f"; return 1; }
+	# The second page bad: 8 sectors at its block (4 KiB blocks)
+	echo "$(((blk + 1) * 8)) 8" >/sys/block/pmem0/badblocks || return 1
+	out=$(windows_opened 'import os
+fd = os.open("'$f'", os.O_RDWR)
+print("wrote", os.pwrite(fd, b"b" * 8192, 0))')
+	echo "# recovery write over a bad second page: $(tr '\n' ' ' <<<"$out")"
+	grep -qx "wrote 4096" <<<"$out" && grep -qx dax_recovery_write <<<"$out" &&
+		test "$(head -c 4096 "$f" | tr -d b | wc -c)" = 0
+}
+check "DAX recovery write over a bad block: the good page written in a window" recovery_write
 check "ext4: unmount and fsck clean" bash -c "umount $MNT && fsck.ext4 -fn /dev/pmem0"
 
 # Softirqs run from local_bh_enable() in a thread that holds a window:

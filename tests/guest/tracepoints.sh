@@ -71,21 +71,20 @@ expect "pks_key_alloc reports -ENOSPC when the keys run out" \
 check "fsdax namespace" ns_mode fsdax mem
 phys=$(inj_phys)
 
-# dax_read_lock() then kmap_local_page(): depth 2; only the outer pair
-# writes PKRS.
+# dev_access_enable() then kmap_local_page(): depth 2; only the outer
+# pair writes PKRS.
 # The caller is the function the call sits in after inlining: run_nest()
-# is inlined into the debugfs handler, and dax_read_unlock() tail-calls
-# dev_access_disable(), so that close names dax_read_unlock's caller.
+# is inlined into the debugfs handler.
 nest='(run_nest|dev_access_test_write)'
 trace_start pks_update_protection dev_access_enable dev_access_disable
 hook nest "$phys" >/dev/null
 expect "protection updates and windows, nested to depth 2" \
 	"pks_update_protection: key=$key protection=rw pkrs_before=$closed pkrs_after=$open wrmsr=1\$" \
-	"dev_access_enable: key=$key depth=1 pkrs_written=1 caller=dax_read_lock\\+" \
+	"dev_access_enable: key=$key depth=1 pkrs_written=1 caller=$nest\\+" \
 	"dev_access_enable: key=$key depth=2 pkrs_written=0 caller=$nest\\+" \
 	"dev_access_disable: key=$key depth=1 pkrs_written=0 caller=$nest\\+" \
 	"pks_update_protection: key=$key protection=none pkrs_before=$open pkrs_after=$closed wrmsr=1\$" \
-	"dev_access_disable: key=$key depth=0 pkrs_written=1 caller=(dax_read_unlock|$nest)\\+"
+	"dev_access_disable: key=$key depth=0 pkrs_written=1 caller=$nest\\+"
 
 # Stray reads and writes: one pks_fault each, fixed up in strict mode.
 trace_start pks_fault

@@ -324,29 +324,59 @@ static void test_iomem(void)
 	ok(n == 0, "iomem: zeroed addresses (not root) give no ranges");
 }
 
-static void test_hist(void)
+/*
+ * The histogram of @slots in text (every line of @rows in it, NULL-ended,
+ * and no terminal escapes) and in JSON (@json exactly).
+ */
+static void check_hist(const uint64_t *slots, const char *const *rows, const char *json,
+		       const char *name)
 {
-	uint64_t slots[PKSFAULT_HIST_SLOTS] = {};
-	char *buf = NULL;
+	char *buf = NULL, text_name[128], json_name[128];
+	bool all = true;
 
 	CAPTURE(buf, hist_print_log2(OUT, slots, PKSFAULT_HIST_SLOTS, "usecs"));
-	ok(strstr(buf, "no samples") != NULL, "hist: empty");
-	free(buf);
-	slots[0] = 1;	/* 0..1 us */
-	slots[3] = 4;	/* 8..15 us */
-	CAPTURE(buf, hist_print_log2(OUT, slots, PKSFAULT_HIST_SLOTS, "usecs"));
-	ok(strstr(buf, "         0 -> 1          : 1          |**********") &&
-	   strstr(buf, "         8 -> 15         : 4          |****************************************|") &&
-	   strstr(buf, "         4 -> 7          : 0          |                                        |") &&
-	   !strstr(buf, "16 -> 31") && !strchr(buf, '\033'),
-	   "hist: log2 rows from first to last non-empty slot, no escapes");
-	if (!strstr(buf, "8 -> 15"))
+	for (; *rows; rows++)
+		all = all && strstr(buf, *rows);
+	snprintf(text_name, sizeof(text_name), "hist: %s (text)", name);
+	ok(all && !strchr(buf, '\033'), text_name);
+	if (!all)
 		printf("# %s\n", buf);
 	free(buf);
 	CAPTURE(buf, hist_json_log2(OUT, slots, PKSFAULT_HIST_SLOTS));
-	ok_str(buf, "[{\"from\":0,\"to\":1,\"count\":1},{\"from\":2,\"to\":3,\"count\":0},"
-	       "{\"from\":4,\"to\":7,\"count\":0},{\"from\":8,\"to\":15,\"count\":4}]", "hist: JSON");
+	snprintf(json_name, sizeof(json_name), "hist: %s (JSON)", name);
+	ok_str(buf, json, json_name);
 	free(buf);
+}
+
+static void test_hist(void)
+{
+	uint64_t slots[PKSFAULT_HIST_SLOTS] = {};
+	static const char *const empty[] = { "no samples", NULL };
+	static const char *const rows[] = {
+		"         0 -> 1          : 1          |**********",
+		"         8 -> 15         : 4          |****************************************|",
+		"         4 -> 7          : 0          |                                        |",
+		NULL };
+	static const char *const overflow[] = {
+		"1073741824 -> 2147483647 : 1 ", "2147483648 -> inf        : 2 ", NULL };
+	char *buf = NULL;
+
+	check_hist(slots, empty, "[]", "empty");
+	slots[0] = 1;	/* 0..1 us */
+	slots[3] = 4;	/* 8..15 us */
+	check_hist(slots, rows, "[{\"from\":0,\"to\":1,\"count\":1},{\"from\":2,\"to\":3,\"count\":0},"
+		   "{\"from\":4,\"to\":7,\"count\":0},{\"from\":8,\"to\":15,\"count\":4}]",
+		   "log2 rows from the first to the last non-empty slot");
+	CAPTURE(buf, hist_print_log2(OUT, slots, PKSFAULT_HIST_SLOTS, "usecs"));
+	ok(!strstr(buf, "16 -> 31"), "hist: no rows past the last non-empty slot");
+	free(buf);
+	/* The last slot holds everything from 2^31 us up: open-ended. */
+	memset(slots, 0, sizeof(slots));
+	slots[PKSFAULT_HIST_SLOTS - 2] = 1;
+	slots[PKSFAULT_HIST_SLOTS - 1] = 2;
+	check_hist(slots, overflow, "[{\"from\":1073741824,\"to\":2147483647,\"count\":1},"
+		   "{\"from\":2147483648,\"to\":null,\"count\":2}]",
+		   "the last slot is the open-ended overflow bucket");
 }
 
 static void sample_env(struct pksfault_env *env, bool json)

@@ -610,15 +610,22 @@ static void test_openmetrics(void)
 	snprintf(s.owners[1], PKS_OWNER_LEN, "Device Memory");
 	snprintf(s.owners[2], PKS_OWNER_LEN, "odd \"owner\"\\");
 	s.keymask = 0x7;
+	s.faults_by[1][PKS_FAULT_FIXED_UP] = 1;
+	s.faults_by[5][PKS_FAULT_ALLOWED] = 3;	/* a key nobody owns now */
 	pkstop_om_add(&om, &s);
 	pkstop_om_add(&om, &s);	/* two intervals: counters add up */
 	f = open_memstream(&buf, &len);
 	pkstop_om_format(f, &om, &s);
 	fclose(f);
 	check(strstr(buf, "# TYPE pks_window_opens_total counter\n"
-			  "pks_window_opens_total{key=\"1\",owner=\"Device Memory\"} 414\n") &&
-	      strstr(buf, "\npks_faults_total 2\n"),
+			  "pks_window_opens_total{key=\"1\",owner=\"Device Memory\"} 414\n") != NULL,
 	      "openmetrics: counters cumulative over intervals, windows labelled with the device key");
+	check(strstr(buf, "\npks_faults_total{key=\"1\",owner=\"Device Memory\",outcome=\"fixed_up\"} 2\n"
+			  "pks_faults_total{key=\"1\",owner=\"Device Memory\",outcome=\"allowed\"} 0\n") &&
+	      strstr(buf, "\npks_faults_total{key=\"1\",owner=\"Device Memory\",outcome=\"opened\"} 0\n") &&
+	      strstr(buf, "\npks_faults_total{key=\"5\",owner=\"unallocated\",outcome=\"allowed\"} 6\n") &&
+	      !strstr(buf, "pks_faults_total{key=\"0\"") && !strstr(buf, "\npks_faults_total "),
+	      "openmetrics: faults by key, owner and outcome, zeros for allocated keys, key 0 left out");
 	check(strstr(buf, "\npks_windows_open 2\n") &&
 	      strstr(buf, "\npks_window_held_seconds_max 5.500000\n") &&
 	      strstr(buf, "\npks_keys_allocated 2\n"),
