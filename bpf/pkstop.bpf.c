@@ -227,8 +227,18 @@ int BPF_PROG(pkstop_fault, unsigned long address, int key, const char *owner,
 		return 0;
 	/* Every fault counts in the total, wherever it happened. */
 	tot->c[i].faults++;
-	if (key >= 0 && key < PKSTOP_NR_KEYS && outcome >= 0 && outcome < PKSTOP_NR_OUTCOMES)
-		tot->faults_by[i][key][outcome]++;
+	if ((__u32)key < PKSTOP_NR_KEYS && (__u32)outcome < PKSTOP_NR_OUTCOMES) {
+		__u32 k = key, o = outcome;
+
+		/*
+		 * clang merges the two range tests into one the verifier
+		 * cannot follow: hide the values from it and mask them (both
+		 * sizes are powers of two), which bounds them for the verifier.
+		 */
+		barrier_var(k);
+		barrier_var(o);
+		tot->faults_by[i][k & (PKSTOP_NR_KEYS - 1)][o & (PKSTOP_NR_OUTCOMES - 1)]++;
+	}
 	where = event_ctx(tot, i);
 	if (where == PKS_CTX_HARDIRQ)
 		return 0;

@@ -216,9 +216,11 @@ assert served["pks_keys_allocated"] >= 1 and served["pks_enabled"] == 1
 # of the JSON's keys[].faults, and the 3 stray reads are there.
 by = {}
 for l in body.splitlines():
-    m = re.match(r'pks_faults_total\{key="(\d+)",owner="((?:\\.|[^"\\])*)",outcome="(\w+)"\} (\S+)$', l)
+    # node exporter sorts the labels: parse them in any order
+    m = re.match(r'pks_faults_total\{(.*)\} (\S+)$', l)
     if m:
-        by[(int(m.group(1)), m.group(2), m.group(3))] = float(m.group(4))
+        lab = dict(re.findall(r'(\w+)="((?:\\.|[^"\\])*)"', m.group(1)))
+        by[(int(lab["key"]), lab["owner"], lab["outcome"])] = float(m.group(2))
 print("# pks_faults_total: %s" % by)
 json_by = {}
 for d in docs:
@@ -285,7 +287,7 @@ PY
 import json, sys
 docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 key, me = sys.argv[2], int(sys.argv[3])
-assert any({"key": int(key), "owner": "pks test file"} in d["keys"] for d in docs)
+assert any(k["key"] == int(key) and k["owner"] == "pks test file" for d in docs for k in d["keys"])
 rows = [r for d in docs for r in d["threads"] if r["tid"] == me and r["pkrs"]]
 print("my rows: %s" % rows)
 r = [r for r in rows if r["rights"].get(key)]
