@@ -30,6 +30,16 @@ bool pkstop_delta_any(const struct pkstop_delta *d)
 	return d->opens || d->enables || d->pkrs_writes || d->updates || d->faults;
 }
 
+void pkstop_faults_add(uint64_t sum[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES],
+		       const uint64_t add[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES])
+{
+	int key, o;
+
+	for (key = 0; key < PKS_NR_KEYS; key++)
+		for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++)
+			sum[key][o] += add[key][o];
+}
+
 void pkstop_delta_add(struct pkstop_delta *sum, const struct pkstop_delta *d)
 {
 	sum->opens += d->opens;

@@ -18,12 +18,8 @@
 
 void pkstop_om_add(struct pkstop_om *om, const struct pkstop_sample *s)
 {
-	int key, o;
-
 	pkstop_delta_add(&om->totals, &s->totals);
-	for (key = 0; key < PKS_NR_KEYS; key++)
-		for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++)
-			om->faults_by[key][o] += s->faults_by[key][o];
+	pkstop_faults_add(om->faults_by, s->faults_by);
 	om->irq_events += s->irq_events;
 }
 

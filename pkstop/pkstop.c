@@ -267,6 +267,7 @@ static int read_totals(struct pkstop *p, int slot, struct pkstop_sample *s)
 		irq += t->irq_events[slot];
 		s->map_full += t->map_full;
 		s->key_events += t->key_events;
+		/* The BPF side has room for more outcomes: take the known ones. */
 		for (key = 0; key < PKS_NR_KEYS; key++)
 			for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++)
 				by[key][o] += t->faults_by[slot][key][o];
