@@ -47,4 +47,31 @@ static __always_inline __u32 pks_row_id(int ctx)
 	return tid;
 }
 
+/*
+ * The key table, as "KEY: OWNER" lines like the debugfs file's, for
+ * tools without root: the kernel's bpf_pks_key_owner() kfunc needs only
+ * the capabilities that loading the tools takes.  Weak: user space leaves
+ * the iterator that calls it unloaded on kernels without it (libbpf
+ * resolves a missing weak kfunc to nothing the verifier would accept).
+ */
+#define PKS_OWNER_MAX		64
+
+extern int bpf_pks_key_owner(int pkey, char *owner, __u32 owner__sz) __ksym __weak;
+
+/* The body of a tool's iter/task "keys" program: one pass per read. */
+static __always_inline int pks_iter_keys(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	char owner[PKS_OWNER_MAX] = {};
+	int key;
+
+	if (ctx->meta->seq_num)
+		return 0;
+	for (key = 0; key < 16; key++) {
+		if (bpf_pks_key_owner(key, owner, sizeof(owner)) > 0)
+			BPF_SEQ_PRINTF(seq, "%d: %s\n", key, owner);
+	}
+	return 0;
+}
+
 #endif /* PKS_BPF_H */

@@ -402,4 +402,11 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 	return 0;
 }
 
+/* The key table for user space, without debugfs: see pks_iter_keys(). */
+SEC("iter/task")
+int pksfault_keys(struct bpf_iter__task *ctx)
+{
+	return pks_iter_keys(ctx);
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -15,6 +15,13 @@
 #include "pkstop.h"
 #include "pks_bpf.h"
 
+/* The key table for user space, without debugfs: see pks_iter_keys(). */
+SEC("iter/task")
+int pksfault_keys(struct bpf_iter__task *ctx)
+{
+	return pks_iter_keys(ctx);
+}
+
 char LICENSE[] SEC("license") = "GPL";
 
 /*
@@ -340,4 +347,11 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	}
 	bpf_seq_write(seq, &rec, sizeof(rec));
 	return 0;
+}
+
+/* The key table for user space, without debugfs: see pks_iter_keys(). */
+SEC("iter/task")
+int pkstop_keys(struct bpf_iter__task *ctx)
+{
+	return pks_iter_keys(ctx);
 }

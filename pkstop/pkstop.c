@@ -101,8 +101,10 @@ struct pkstop {
 	size_t ngone;
 	char start_owners[PKS_NR_KEYS][PKS_OWNER_LEN];
 	uint16_t start_mask;
+	enum pks_keys_source start_source;
 	bool pks_present;
 	const char *keys_path;			/* NULL: debugfs */
+	struct bpf_program *keys_iter;		/* NULL: no bpf_pks_key_owner() */
 	double last_cpu;	/* our CPU time at the last sample */
 };
 
@@ -221,16 +223,19 @@ static uint64_t prog_misses(struct pkstop *p)
 	return sum;
 }
 
-/* Keys: debugfs when readable, else the start list updated by events. */
+/*
+ * Keys: from the kernel (kfunc) or debugfs when either answers, else the
+ * list read at start updated by alloc/free events.
+ */
 static void read_keys(struct pkstop *p, struct pkstop_sample *s)
 {
 	struct pkstop_key k;
 	__u32 key;
 
-	if (pks_read_keys(p->keys_path, s->owners, &s->keymask) >= 0) {
-		s->keys_from_debugfs = true;
+	if (pks_load_keys(p->keys_iter, p->keys_path, s->owners, &s->keymask,
+			  &s->keys_source) >= 0)
 		return;
-	}
+	s->keys_source = PKS_KEYS_FROM_EVENTS;
 	memcpy(s->owners, p->start_owners, sizeof(s->owners));
 	s->keymask = p->start_mask;
 	for (key = 0; key < PKS_NR_KEYS; key++) {
@@ -438,10 +443,8 @@ int main(int argc, char **argv)
 	}
 	clear = !opts.batch && !opts.json && !opts.noclear;
 	p.pks_present = pks_cpu_has_pks();
-	/* Tests point this elsewhere to exercise the events-only key list. */
+	/* Tests point this at a file to exercise the other key sources. */
 	p.keys_path = getenv("PKSTOP_KEYS_FILE");
-	if (pks_read_keys(p.keys_path, p.start_owners, &p.start_mask) < 0)
-		p.start_mask = 0;
 
 	p.ncpus = libbpf_num_possible_cpus();
 	p.percpu = calloc(p.ncpus > 0 ? p.ncpus : 1, sizeof(*p.percpu));
@@ -456,6 +459,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	p.skel->rodata->target_tgid = opts.pid;
+	if (!p.keys_path && pks_keys_iter_prepare(p.skel->progs.pkstop_keys))
+		p.keys_iter = p.skel->progs.pkstop_keys;
+	else
+		bpf_program__set_autoload(p.skel->progs.pkstop_keys, false);
 	err = pkstop_bpf__load(p.skel);
 	if (err) {
 		fprintf(stderr, "pkstop: cannot load the BPF programs: %s (run with -v)\n",
@@ -463,6 +470,9 @@ int main(int argc, char **argv)
 		pkstop_bpf__destroy(p.skel);
 		return 2;
 	}
+	if (pks_load_keys(p.keys_iter, p.keys_path, p.start_owners,
+			  &p.start_mask, &p.start_source) < 0)
+		p.start_mask = 0;
 	err = setup_sync(&p);
 	if (err) {
 		fprintf(stderr, "pkstop: cannot create the sync maps: %s\n", strerror(-err));

@@ -236,7 +236,8 @@ void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkst
 		nkeys++;
 	}
 	fprintf(f, "%s  (from %s)\n", nkeys ? "" : " none",
-		s->keys_from_debugfs ? "debugfs" : "alloc/free events");
+		s->keys_source == PKS_KEYS_FROM_EVENTS ? "alloc/free events" :
+		pks_keys_source_name(s->keys_source));
 	match = pkstop_visible_rows(s, o, &shown);
 	if (wide) {
 		fprintf(f, "Totals/s: opens %.1f  PKRS writes %.1f  updates %.1f  faults %.1f"
@@ -365,7 +366,7 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 		fputs("}}", f);
 	}
 	fprintf(f, "],\"keys_source\":\"%s\",\"totals\":{",
-		s->keys_from_debugfs ? "debugfs" : "events");
+		pks_keys_source_name(s->keys_source));
 	pkstop_json_counts(f, &s->totals, per_s);
 	fprintf(f, "},\"irq_events\":%llu,\"key_events\":%llu,"
 		"\"drops\":{\"total\":%llu,\"map_full\":%llu,\"missed\":%llu},",

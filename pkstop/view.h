@@ -56,7 +56,7 @@ struct pkstop_sample {
 	double interval_s;	/* measured length */
 	bool pks_present;	/* CPU has PKS */
 	bool pks_enabled;	/* the kernel uses it (keys allocated) */
-	bool keys_from_debugfs;
+	enum pks_keys_source keys_source;
 	char owners[PKS_NR_KEYS][PKS_OWNER_LEN];
 	uint16_t keymask;
 	struct pkstop_delta totals;

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -52,20 +53,15 @@ int pks_format_pkrs(uint32_t pkrs, uint16_t keymask, char *buf, size_t len)
 	return total;
 }
 
-int pks_read_keys(const char *path, char owners[PKS_NR_KEYS][PKS_OWNER_LEN],
-		  uint16_t *mask)
+int pks_parse_keys(FILE *f, char owners[PKS_NR_KEYS][PKS_OWNER_LEN], uint16_t *mask)
 {
 	char line[256], *end, *name;
 	int count = 0;
 	long key;
-	FILE *f;
 
 	for (key = 0; key < PKS_NR_KEYS; key++)
 		owners[key][0] = '\0';
 	*mask = 0;
-	f = fopen(path ? path : PKS_KEYS_PATH, "r");
-	if (!f)
-		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		key = strtol(line, &end, 10);
 		if (end == line || *end != ':' || key < 0 || key >= PKS_NR_KEYS)
@@ -79,8 +75,87 @@ int pks_read_keys(const char *path, char owners[PKS_NR_KEYS][PKS_OWNER_LEN],
 			count++;
 		*mask |= 1u << key;
 	}
+	return count;
+}
+
+int pks_read_keys(const char *path, char owners[PKS_NR_KEYS][PKS_OWNER_LEN],
+		  uint16_t *mask)
+{
+	int count;
+	FILE *f;
+
+	f = fopen(path ? path : PKS_KEYS_PATH, "r");
+	if (!f) {
+		for (count = 0; count < PKS_NR_KEYS; count++)
+			owners[count][0] = '\0';
+		*mask = 0;
+		return -errno;
+	}
+	count = pks_parse_keys(f, owners, mask);
 	fclose(f);
 	return count;
+}
+
+const char *pks_keys_source_name(enum pks_keys_source source)
+{
+	switch (source) {
+	case PKS_KEYS_FROM_KERNEL:
+		return "kernel";
+	case PKS_KEYS_FROM_DEBUGFS:
+		return "debugfs";
+	default:
+		return "events";
+	}
+}
+
+/* Read a task iterator's text output through its own stream. */
+static int read_keys_iter(struct bpf_program *iter,
+			  char owners[PKS_NR_KEYS][PKS_OWNER_LEN], uint16_t *mask)
+{
+	struct bpf_link *link;
+	int fd, count;
+	FILE *f;
+
+	link = bpf_program__attach_iter(iter, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		count = -errno;
+		bpf_link__destroy(link);
+		return count;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		count = -errno;
+		close(fd);
+		bpf_link__destroy(link);
+		return count;
+	}
+	count = pks_parse_keys(f, owners, mask);
+	count = ferror(f) ? -EIO : count;
+	fclose(f);
+	bpf_link__destroy(link);
+	return count;
+}
+
+int pks_load_keys(struct bpf_program *iter, const char *path,
+		  char owners[PKS_NR_KEYS][PKS_OWNER_LEN], uint16_t *mask,
+		  enum pks_keys_source *source)
+{
+	int ret;
+
+	if (iter && bpf_program__fd(iter) >= 0) {
+		ret = read_keys_iter(iter, owners, mask);
+		if (ret >= 0) {
+			*source = PKS_KEYS_FROM_KERNEL;
+			return ret;
+		}
+	}
+	ret = pks_read_keys(path, owners, mask);
+	if (ret >= 0)
+		*source = PKS_KEYS_FROM_DEBUGFS;
+	return ret;
 }
 
 bool pks_cpuinfo_has_pks(const char *path)
@@ -117,8 +192,7 @@ bool pks_cpu_has_pks(void)
 	return pks_cpuinfo_has_pks("/proc/cpuinfo");
 }
 
-/* Effective capability @cap, via capget(2) (no libcap for a static link). */
-static bool have_cap(int cap)
+bool pks_have_cap(int cap)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -130,19 +204,34 @@ static bool have_cap(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
-int pks_kernel_has_event(const char *event)
+/* The kernel BTF has a type @name of @kind: 1, 0, or -errno. */
+static int kernel_btf_has(const char *name, int kind)
 {
-	char name[128];
 	struct btf *btf;
 	int id;
 
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return -errno ? -errno : -ENOENT;
-	snprintf(name, sizeof(name), "btf_trace_%s", event);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	id = btf__find_by_name_kind(btf, name, kind);
 	btf__free(btf);
 	return id > 0;
+}
+
+int pks_kernel_has_event(const char *event)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", event);
+	return kernel_btf_has(name, BTF_KIND_TYPEDEF);
+}
+
+bool pks_keys_iter_prepare(struct bpf_program *iter)
+{
+	bool have = kernel_btf_has("bpf_pks_key_owner", BTF_KIND_FUNC) == 1;
+
+	bpf_program__set_autoload(iter, have);
+	return have;
 }
 
 int pks_kernel_has_tracepoints(void)
@@ -154,8 +243,8 @@ int pks_check_environment(const char *tool)
 {
 	int ret;
 
-	if (geteuid() != 0 && !have_cap(CAP_SYS_ADMIN) &&
-	    !(have_cap(CAP_BPF) && have_cap(CAP_PERFMON))) {
+	if (geteuid() != 0 && !pks_have_cap(CAP_SYS_ADMIN) &&
+	    !(pks_have_cap(CAP_BPF) && pks_have_cap(CAP_PERFMON))) {
 		fprintf(stderr, "%s: needs root (or CAP_BPF and CAP_PERFMON)\n", tool);
 		return -1;
 	}

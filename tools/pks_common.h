@@ -54,6 +54,37 @@ int pks_format_pkrs(uint32_t pkrs, uint16_t keymask, char *buf, size_t len);
 int pks_read_keys(const char *path, char owners[PKS_NR_KEYS][PKS_OWNER_LEN],
 		  uint16_t *mask);
 
+/* The same parse from a stream (the debugfs file, or a keys iterator's text). */
+int pks_parse_keys(FILE *f, char owners[PKS_NR_KEYS][PKS_OWNER_LEN], uint16_t *mask);
+
+/* Where a tool's key table came from, for its output. */
+enum pks_keys_source {
+	PKS_KEYS_FROM_EVENTS,	/* alloc/free events seen since attach only */
+	PKS_KEYS_FROM_DEBUGFS,	/* the root-only debugfs file */
+	PKS_KEYS_FROM_KERNEL,	/* the bpf_pks_key_owner() kfunc */
+};
+const char *pks_keys_source_name(enum pks_keys_source source);
+
+struct bpf_program;
+
+/*
+ * A tool's "keys" iterator (pks_iter_keys() in bpf/pks_bpf.h) calls the
+ * kernel's bpf_pks_key_owner() kfunc, which needs only the capabilities
+ * the tool already has; debugfs needs root.  Before load: keep @iter only
+ * when the kernel has the kfunc (else it would not load).  Returns whether
+ * it does.
+ */
+bool pks_keys_iter_prepare(struct bpf_program *iter);
+
+/*
+ * The key table: from the loaded @iter when there is one, else from
+ * debugfs (@path, NULL for the real file).  Returns as pks_read_keys()
+ * and says where the table came from in *@source (on success only).
+ */
+int pks_load_keys(struct bpf_program *iter, const char *path,
+		  char owners[PKS_NR_KEYS][PKS_OWNER_LEN], uint16_t *mask,
+		  enum pks_keys_source *source);
+
 /* The CPU has PKS: /proc/cpuinfo flags contain "pks". */
 bool pks_cpu_has_pks(void);
 /* The same check on a cpuinfo-format file (for tests). */
@@ -65,6 +96,9 @@ bool pks_cpuinfo_has_pks(const char *path);
  * On failure prints "TOOL: <reason>" (one line on stderr) and returns -1.
  */
 int pks_check_environment(const char *tool);
+
+/* Effective capability @cap (CAP_*), via capget(2): no libcap to link. */
+bool pks_have_cap(int cap);
 
 /* The kernel BTF has the btf_trace_pks_fault typedef (i.e. the tracepoints). */
 int pks_kernel_has_tracepoints(void);

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -100,20 +101,33 @@ static int handle_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void setup_env(void)
+/*
+ * Symbols, devices and key owners.  Each that a missing capability hides
+ * is said in one line: the tool runs on, with less in its reports.
+ */
+static void setup_env(struct bpf_program *keys_iter)
 {
+	enum pks_keys_source source;
 	int ret;
 
 	env.json = opts.json;
 	env.mono_to_real_ns = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 	env.ks = ksyms_load(NULL);
 	if (!env.ks || !ksyms_count(env.ks))
-		fprintf(stderr, "pksfault: /proc/kallsyms unreadable: stacks shown as addresses\n");
-	iomem_load(NULL, &env.iomem);
-	/* Absent without PKS or debugfs: owners then come from the events. */
-	ret = pks_read_keys(NULL, env.owners, &env.keymask);
-	if (ret < 0 && ret != -ENOENT && opts.verbose)
-		fprintf(stderr, "pksfault: %s: %s\n", PKS_KEYS_PATH, strerror(-ret));
+		fprintf(stderr, "pksfault: %s: stacks shown as addresses\n",
+			pks_have_cap(CAP_SYSLOG) ? "/proc/kallsyms unreadable" :
+			"no CAP_SYSLOG (/proc/kallsyms hides addresses)");
+	if (iomem_load(NULL, &env.iomem) <= 0 && !pks_have_cap(CAP_SYS_ADMIN))
+		fprintf(stderr, "pksfault: no CAP_SYS_ADMIN (/proc/iomem hides addresses): "
+			"faults are not matched to devices\n");
+	/* Neither kfunc nor debugfs: owners then come from the events. */
+	ret = pks_load_keys(keys_iter, NULL, env.owners, &env.keymask, &source);
+	if (ret < 0 && pks_cpu_has_pks())
+		fprintf(stderr, "pksfault: no key table (%s needs root): keys named "
+			"only when allocated or faulted on\n", PKS_KEYS_PATH);
+	else if (ret >= 0 && opts.verbose)
+		fprintf(stderr, "pksfault: %d keys, from %s\n", ret,
+			pks_keys_source_name(source));
 }
 
 /*
@@ -306,6 +320,7 @@ int main(int argc, char **argv)
 {
 	struct ring_buffer *rb = NULL;
 	struct bpf_link *iter = NULL;
+	struct bpf_program *keys_iter = NULL;
 	struct pksfault_bpf *skel;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err, ret = PKSFAULT_EXIT_ERROR;
@@ -347,6 +362,8 @@ int main(int argc, char **argv)
 			"unbalanced window closes are not reported\n");
 		bpf_program__set_autoload(skel->progs.dev_access_unbalanced, false);
 	}
+	if (pks_keys_iter_prepare(skel->progs.pksfault_keys))
+		keys_iter = skel->progs.pksfault_keys;
 	err = pksfault_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "pksfault: cannot load BPF programs: %s (-v for details)\n",
@@ -364,7 +381,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pksfault: cannot create ring buffer: %s\n", strerror(errno));
 		goto out;
 	}
-	setup_env();
+	setup_env(keys_iter);
 	windows.map_fd = bpf_map__fd(skel->maps.windows);
 	windows.leak_ns = skel->rodata->leak_ns;
 	if (skel->rodata->track_windows) {

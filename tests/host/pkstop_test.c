@@ -371,7 +371,7 @@ static void mksample(struct pkstop_sample *s, bool pks)
 		snprintf(s->owners[0], PKS_OWNER_LEN, "kernel");
 		snprintf(s->owners[1], PKS_OWNER_LEN, "Device \"Memory\"");
 		s->keymask = 0x3;
-		s->keys_from_debugfs = true;
+		s->keys_source = PKS_KEYS_FROM_DEBUGFS;
 	}
 	sample_rows[0] = mkrow(11, 3, 200, 30.0, 0, 0.002);
 	sample_rows[1] = mkrow(12, 1, 0, 100.0, 0, 5.5);
