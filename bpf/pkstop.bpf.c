@@ -72,7 +72,7 @@ static __always_inline struct pkstop_totals *cpu_totals(void)
 static struct pkstop_thread *this_row(struct pkstop_totals *tot, int ctx)
 {
 	__u32 tid = pks_row_id(ctx);
-	struct pkstop_thread *t, init = {};
+	struct pkstop_thread *t, init = { .key = -1 };
 	long err;
 
 	if (target_tgid && ((tid & PKS_ROW_PER_CPU) ||
@@ -101,6 +101,19 @@ static __always_inline int event_ctx(struct pkstop_totals *tot, int i)
 	if (ctx == PKS_CTX_HARDIRQ)
 		tot->irq_events[i]++;
 	return ctx;
+}
+
+/*
+ * A key as an index the verifier accepts: clang merges range tests into
+ * ones it cannot follow, so hide the value and mask it (PKSTOP_NR_KEYS is
+ * a power of two).  Callers check the range first.
+ */
+static __always_inline __u32 key_index(int key)
+{
+	__u32 k = key;
+
+	barrier_var(k);
+	return k & (PKSTOP_NR_KEYS - 1);
 }
 
 static __always_inline void note_depth(struct pkstop_thread *t, __u32 depth, __u64 g)
@@ -132,8 +145,11 @@ int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
 	if (where == PKS_CTX_HARDIRQ)
 		return 0;
 	tot->c[i].enables++;
-	if (depth == 1)
+	if (depth == 1) {
 		tot->c[i].opens++;
+		if ((__u32)key < PKSTOP_NR_KEYS)
+			tot->opens_by[i][key_index(key)]++;
+	}
 	t = this_row(tot, where);
 	if (!t)
 		return 0;
@@ -141,6 +157,7 @@ int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
 	note_depth(t, depth, g);
 	if (depth == 1) {
 		t->c[i].opens++;
+		t->key = key;
 		if (t->open_since) {
 			/* An exception handler's window inside ours. */
 			t->nested++;
@@ -207,8 +224,11 @@ int BPF_PROG(pkstop_update, int key, unsigned long protection, u32 pkrs_before,
 	if (where == PKS_CTX_HARDIRQ)
 		return 0;
 	tot->c[i].updates++;
-	if (wrmsr)
+	if (wrmsr) {
 		tot->c[i].pkrs_writes++;
+		if ((__u32)key < PKSTOP_NR_KEYS)
+			tot->pkrs_writes_by[i][key_index(key)]++;
+	}
 	t = this_row(tot, where);
 	if (!t)
 		return 0;
@@ -235,16 +255,10 @@ int BPF_PROG(pkstop_fault, unsigned long address, int key, const char *owner,
 	/* Every fault counts in the total, wherever it happened. */
 	tot->c[i].faults++;
 	if ((__u32)key < PKSTOP_NR_KEYS && (__u32)outcome < PKSTOP_NR_OUTCOMES) {
-		__u32 k = key, o = outcome;
+		__u32 o = outcome;
 
-		/*
-		 * clang merges the two range tests into one the verifier
-		 * cannot follow: hide the values from it and mask them (both
-		 * sizes are powers of two), which bounds them for the verifier.
-		 */
-		barrier_var(k);
-		barrier_var(o);
-		tot->faults_by[i][k & (PKSTOP_NR_KEYS - 1)][o & (PKSTOP_NR_OUTCOMES - 1)]++;
+		barrier_var(o);		/* as in key_index() */
+		tot->faults_by[i][key_index(key)][o & (PKSTOP_NR_OUTCOMES - 1)]++;
 	}
 	where = event_ctx(tot, i);
 	if (where == PKS_CTX_HARDIRQ)
@@ -329,7 +343,7 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	}
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), task->comm);
 	if (!t && rec.depth) {
-		struct pkstop_thread init = {};
+		struct pkstop_thread init = { .key = -1 };
 
 		init.pid = rec.pid;
 		init.depth = rec.depth;

@@ -44,6 +44,8 @@ struct pkstop_thread {
 	__u32 nested;		/* windows of exception handlers inside ours */
 	__u64 open_since;	/* ktime ns the outermost window opened; 0 closed */
 	__u64 open_ns;		/* cumulative time of closed windows */
+	__s32 key;		/* its windows' key (the device key); -1 before one */
+	__u32 pad;
 	__u64 max_gen[2];	/* max_depth[i] belongs to interval max_gen[i] */
 	__u32 max_depth[2];
 	struct pkstop_counts c[2];
@@ -55,6 +57,10 @@ struct pkstop_totals {
 	__u64 irq_events[2];	/* events in hardirq/NMI context (not a thread's) */
 	/* pks_fault by key and outcome, any context */
 	__u64 faults_by[2][PKSTOP_NR_KEYS][PKSTOP_NR_OUTCOMES];
+	/* Outermost window opens (any context but hardirq) by the window's key */
+	__u64 opens_by[2][PKSTOP_NR_KEYS];
+	/* PKRS writes by pks_update_protection, by the key it changed */
+	__u64 pkrs_writes_by[2][PKSTOP_NR_KEYS];
 	__u64 map_full;		/* failed inserts into the thread map */
 	__u64 key_events;	/* pks_key_alloc/free seen */
 };

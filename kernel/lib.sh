@@ -19,3 +19,12 @@ series() {
 	find "$PATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 		! -name '0000-*' | sort
 }
+
+# A short name for this version of the series: its patches' hash.
+series_id() {
+	series | xargs cat | sha256sum | cut -c1-16
+}
+
+# The last `make check-series` result, committed so a fresh clone's
+# make test can tell whether it covers the series it tests.
+BISECT_RESULT=$ROOT/tests/check-series.last

@@ -76,6 +76,7 @@ void pkstop_row_from_task(const struct pkstop_task *task, struct pkstop_row *row
 {
 	memset(row, 0, sizeof(*row));
 	row->tid = task->tid;
+	row->key = -1;
 	fill_task(task, row);
 	row->max_depth = task->depth;
 	row->held_s = -1;
@@ -94,6 +95,7 @@ void pkstop_account(struct pkstop_tstate *st, const struct pkstop_thread *t,
 	memset(row, 0, sizeof(*row));
 	row->tid = st->tid;
 	row->pid = t->pid;
+	row->key = t->key;
 	memcpy(row->comm, t->comm, sizeof(row->comm));
 	row->comm[sizeof(row->comm) - 1] = '\0';
 	pkstop_name_cpu_row(st->tid, row);

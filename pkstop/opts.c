@@ -12,7 +12,7 @@
 static const char doc[] =
 "Live, top-like view of protection keys (PKS), per thread.\n"
 "\n"
-"USAGE: pkstop [-h] [-p PID] [-n COMM] [-r ROWS] [-s SORT] [-C] [-b] [--json]\n"
+"USAGE: pkstop [-h] [-p PID] [-n COMM] [-K | -P] [-r ROWS] [-s SORT] [-C] [-b] [--json]\n"
 "              [--openmetrics FILE] [-v] [interval] [count]\n"
 "\n"
 "Header: PKS present/enabled, allocated keys and owners, system totals per\n"
@@ -20,7 +20,9 @@ static const char doc[] =
 "window open, a PKRS other than the default), including idle threads that\n"
 "hold a device-memory window open (HELD: how long; '>' when it was already\n"
 "open when pkstop started).  On a terminal narrower than the full table\n"
-"(100 columns), a compact one that fits 80.\n"
+"(100 columns), a compact one that fits 80.  -K: one row per key instead\n"
+"(opens, open time, PKRS writes, faults, threads holding it); -P: one row\n"
+"per process (its threads added up).\n"
 "\n"
 "EXAMPLES:\n"
 "    pkstop              # refresh every second until Ctrl-C\n"
@@ -28,6 +30,8 @@ static const char doc[] =
 "    pkstop -p 1234      # only threads of process 1234\n"
 "    pkstop -n fio       # only threads whose name contains \"fio\"\n"
 "    pkstop -s open%     # threads holding windows longest first\n"
+"    pkstop -K           # per key: who opens it, how often, how long\n"
+"    pkstop -P -s opens  # per process, busiest first\n"
 "    pkstop -b 1 3 > log # batch output (also when stdout is not a TTY)\n"
 "    pkstop --json 2 5   # one JSON document per interval, one line each\n"
 "    pkstop -b --openmetrics /var/lib/prometheus/node-exporter/pks.prom 15 >/dev/null\n"
@@ -42,6 +46,8 @@ enum { OPT_JSON = 0x100, OPT_OPENMETRICS };
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Only threads of this process (filtered in BPF)", 0 },
 	{ "name", 'n', "COMM", 0, "Only threads whose name (comm) contains COMM", 0 },
+	{ "keys", 'K', NULL, 0, "One row per key (JSON: per-key figures are always in \"keys\")", 0 },
+	{ "processes", 'P', NULL, 0, "One row per process (JSON: adds \"processes\")", 0 },
 	{ "rows", 'r', "ROWS", 0, "Rows to show (default: screen height, else 20; JSON: all; 0: all)", 0 },
 	{ "sort", 's', "SORT", 0, "Sort by depth, opens, open%, faults or tid", 0 },
 	{ "noclear", 'C', NULL, 0, "Don't clear the screen between intervals", 0 },
@@ -136,6 +142,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		o->sort = s;
+		break;
+	case 'K':
+	case 'P':
+		s = key == 'K' ? PKSTOP_VIEW_KEYS : PKSTOP_VIEW_PROCESSES;
+		if (o->view != PKSTOP_VIEW_THREADS && o->view != (enum pkstop_view)s) {
+			bad("pkstop: -K and -P are two views: choose one%s\n", "");
+			return EINVAL;
+		}
+		o->view = s;
 		break;
 	case 'C':
 		o->noclear = true;

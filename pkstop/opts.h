@@ -14,6 +14,13 @@ enum pkstop_sort {
 	PKSTOP_SORT_TID,
 };
 
+/* What the table's rows are: threads, keys (-K) or processes (-P). */
+enum pkstop_view {
+	PKSTOP_VIEW_THREADS,
+	PKSTOP_VIEW_KEYS,
+	PKSTOP_VIEW_PROCESSES,
+};
+
 struct pkstop_opts {
 	double interval;	/* seconds */
 	long count;		/* intervals to show; 0 = until interrupted */
@@ -21,6 +28,7 @@ struct pkstop_opts {
 	const char *name;	/* -n: only comms containing this; NULL = all */
 	int rows;		/* rows to show; -1 = default (20 text, all JSON) */
 	enum pkstop_sort sort;
+	enum pkstop_view view;
 	bool noclear;
 	bool batch;
 	bool json;

@@ -91,6 +91,8 @@ struct pkstop {
 	struct pkstop_totals *percpu;		/* lookup buffer */
 	struct pkstop_counts prev_totals[2];
 	uint64_t prev_faults_by[2][PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES];
+	uint64_t prev_opens_by[2][PKS_NR_KEYS];
+	uint64_t prev_pkrs_writes_by[2][PKS_NR_KEYS];
 	uint64_t prev_irq[2];
 	void *states;				/* tsearch tree of pkstop_tstate */
 	struct pkstop_task *tasks;		/* iterator output, sorted by TID */
@@ -257,6 +259,7 @@ static int read_totals(struct pkstop *p, int slot, struct pkstop_sample *s)
 	__u32 zero = 0;
 	struct pkstop_counts sum = {};
 	uint64_t irq = 0, by[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES] = {};
+	uint64_t opens_by[PKS_NR_KEYS] = {}, writes_by[PKS_NR_KEYS] = {};
 	int cpu, key, o;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.totals), &zero, p->percpu))
@@ -273,17 +276,25 @@ static int read_totals(struct pkstop *p, int slot, struct pkstop_sample *s)
 		s->map_full += t->map_full;
 		s->key_events += t->key_events;
 		/* The BPF side has room for more outcomes: take the known ones. */
-		for (key = 0; key < PKS_NR_KEYS; key++)
+		for (key = 0; key < PKS_NR_KEYS; key++) {
 			for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++)
 				by[key][o] += t->faults_by[slot][key][o];
+			opens_by[key] += t->opens_by[slot][key];
+			writes_by[key] += t->pkrs_writes_by[slot][key];
+		}
 	}
 	pkstop_counts_delta(&sum, &p->prev_totals[slot], &s->totals);
 	p->prev_totals[slot] = sum;
-	for (key = 0; key < PKS_NR_KEYS; key++)
+	for (key = 0; key < PKS_NR_KEYS; key++) {
 		for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++) {
 			s->faults_by[key][o] = by[key][o] - p->prev_faults_by[slot][key][o];
 			p->prev_faults_by[slot][key][o] = by[key][o];
 		}
+		s->opens_by[key] = opens_by[key] - p->prev_opens_by[slot][key];
+		p->prev_opens_by[slot][key] = opens_by[key];
+		s->pkrs_writes_by[key] = writes_by[key] - p->prev_pkrs_writes_by[slot][key];
+		p->prev_pkrs_writes_by[slot][key] = writes_by[key];
+	}
 	s->irq_events = irq - p->prev_irq[slot];
 	p->prev_irq[slot] = irq;
 	return 0;

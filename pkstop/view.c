@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rollup.h"
 #include "view.h"
 
 static int cmp_u64(uint64_t a, uint64_t b)
@@ -77,12 +78,7 @@ const char *pkstop_fmt_duration(double s, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * @v in at most @width characters, for a column: "%.*f" when it fits,
- * else without decimals, else in k, M, G... (12345678.9 in 8 columns is
- * "12345679", in 6 "12346k", in 5 "12.3M").  @buf of at least 32 bytes.
- */
-static const char *fmt_fit(double v, int prec, int width, char *buf, size_t len)
+const char *pkstop_fmt_fit(double v, int prec, int width, char *buf, size_t len)
 {
 	static const char suffix[] = "kMGTPE";
 	int i;
@@ -156,10 +152,10 @@ int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval
 		snprintf(rights, sizeof(rights), "%s", wide ? "-" : pkrs);
 	}
 	snprintf(maxd, sizeof(maxd), "%u", r->max_depth);
-	fmt_fit(r->d.opens * per_s, 1, 8, opens, sizeof(opens));
+	pkstop_fmt_fit(r->d.opens * per_s, 1, 8, opens, sizeof(opens));
 	snprintf(pct, sizeof(pct), "%.1f", r->open_pct);
-	fmt_fit(r->d.updates * per_s, 1, 7, upd, sizeof(upd));
-	fmt_fit(r->d.faults, 0, 6, faults, sizeof(faults));
+	pkstop_fmt_fit(r->d.updates * per_s, 1, 7, upd, sizeof(upd));
+	pkstop_fmt_fit(r->d.faults, 0, 6, faults, sizeof(faults));
 	held[0] = r->held_s >= 0 && r->held_lower_bound ? '>' : '\0';
 	held[1] = '\0';
 	pkstop_fmt_duration(r->held_s, held + strlen(held), sizeof(held) - strlen(held));
@@ -215,6 +211,39 @@ static void pks_state(const struct pkstop_sample *s, bool wide, char *buf, size_
 		snprintf(buf, len, "present, no keys in use");
 }
 
+/* -K: every key allocated or active; the header's counts are the totals. */
+static void print_keys(FILE *f, const struct pkstop_sample *s)
+{
+	struct pkstop_key_stat keys[PKS_NR_KEYS];
+	size_t i, n = pkstop_key_stats(s, keys);
+	char line[256];
+
+	fprintf(f, "%s\n", pkstop_key_header());
+	for (i = 0; i < n; i++) {
+		pkstop_fmt_key(&keys[i], s->owners[keys[i].key], s->interval_s, line, sizeof(line));
+		fprintf(f, "%s\n", line);
+	}
+}
+
+/* -P: the visible rows by process, within -r. */
+static void print_processes(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o)
+{
+	size_t i, limit = row_limit(o);
+	struct pkstop_proc *procs;
+	char line[256];
+	long n = pkstop_processes(s, o, &procs);
+
+	fprintf(f, "%s\n", pkstop_proc_header());
+	for (i = 0; n > 0 && i < (size_t)n && i < limit; i++) {
+		pkstop_fmt_proc(&procs[i], s->interval_s, line, sizeof(line));
+		fprintf(f, "%s\n", line);
+	}
+	if (n < 0)
+		fprintf(f, "(out of memory)\n");
+	else
+		free(procs);
+}
+
 void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o)
 {
 	char tbuf[32], state[80], line[512], n1[32], n2[32], n3[32], n4[32];
@@ -253,18 +282,28 @@ void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkst
 	} else {
 		/* The same, in lines under 80 columns (PKSTOP_TEXT_HEADER_LINES). */
 		fprintf(f, "Totals/s: opens %s  PKRS writes %s  updates %s  faults %s\n",
-			fmt_fit(s->totals.opens * per_s, 1, 7, n1, sizeof(n1)),
-			fmt_fit(s->totals.pkrs_writes * per_s, 1, 7, n2, sizeof(n2)),
-			fmt_fit(s->totals.updates * per_s, 1, 7, n3, sizeof(n3)),
-			fmt_fit(s->totals.faults * per_s, 1, 7, n4, sizeof(n4)));
+			pkstop_fmt_fit(s->totals.opens * per_s, 1, 7, n1, sizeof(n1)),
+			pkstop_fmt_fit(s->totals.pkrs_writes * per_s, 1, 7, n2, sizeof(n2)),
+			pkstop_fmt_fit(s->totals.updates * per_s, 1, 7, n3, sizeof(n3)),
+			pkstop_fmt_fit(s->totals.faults * per_s, 1, 7, n4, sizeof(n4)));
 		fprintf(f, "Drops: %s (map full %s, missed %s)  irq-context events %s\n",
-			fmt_fit(s->map_full + s->missed, 0, 7, n1, sizeof(n1)),
-			fmt_fit(s->map_full, 0, 7, n2, sizeof(n2)),
-			fmt_fit(s->missed, 0, 7, n3, sizeof(n3)),
-			fmt_fit(s->irq_events, 0, 7, n4, sizeof(n4)));
+			pkstop_fmt_fit(s->map_full + s->missed, 0, 7, n1, sizeof(n1)),
+			pkstop_fmt_fit(s->map_full, 0, 7, n2, sizeof(n2)),
+			pkstop_fmt_fit(s->missed, 0, 7, n3, sizeof(n3)),
+			pkstop_fmt_fit(s->irq_events, 0, 7, n4, sizeof(n4)));
 		fprintf(f, "Threads: %zu shown of %zu, %s tracked  pkstop CPU %.1fms\n\n",
-			shown, match, fmt_fit(s->threads_tracked, 0, 7, n1, sizeof(n1)),
+			shown, match, pkstop_fmt_fit(s->threads_tracked, 0, 7, n1, sizeof(n1)),
 			s->self_cpu_ms);
+	}
+	switch (o->view) {
+	case PKSTOP_VIEW_KEYS:
+		print_keys(f, s);
+		return;
+	case PKSTOP_VIEW_PROCESSES:
+		print_processes(f, s, o);
+		return;
+	case PKSTOP_VIEW_THREADS:
+		break;
 	}
 	fprintf(f, "%s\n", pkstop_table_header(wide));
 	for (i = 0; i < s->nrows && n < shown; i++) {
@@ -341,12 +380,36 @@ static void json_row(FILE *f, const struct pkstop_row *r, uint16_t keymask, doub
 		r->held_lower_bound ? "true" : "false", r->exited ? "true" : "false");
 }
 
+/* ,"processes":[...] (-P), within -r like the threads. */
+static void json_processes(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o,
+			   double per_s)
+{
+	size_t i, limit = row_limit(o);
+	struct pkstop_proc *procs;
+	long n = pkstop_processes(s, o, &procs);
+
+	fputs(",\"processes\":", f);
+	if (n < 0) {
+		fputs("null", f);
+		return;
+	}
+	fputc('[', f);
+	for (i = 0; i < (size_t)n && i < limit; i++) {
+		if (i)
+			fputc(',', f);
+		pkstop_json_proc(f, &procs[i], per_s);
+	}
+	fputc(']', f);
+	free(procs);
+}
+
 void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o)
 {
 	double per_s = s->interval_s > 0 ? 1.0 / s->interval_s : 0;
-	size_t i, match, shown, n = 0;
+	struct pkstop_key_stat keys[PKS_NR_KEYS];
+	size_t i, match, shown, n = 0, nkeys = pkstop_key_stats(s, keys);
 	char tbuf[40];
-	int key, oc, nkeys = 0;
+	int key, oc;
 
 	pks_iso8601((int64_t)s->wall.tv_sec * 1000000000 + s->wall.tv_nsec, tbuf, sizeof(tbuf));
 	pks_json_open(f, "sample");
@@ -354,16 +417,18 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 		tbuf, (long long)s->wall.tv_sec, s->wall.tv_nsec / 1000000, s->interval_s);
 	fprintf(f, "\"pks\":{\"present\":%s,\"enabled\":%s},\"keys\":[",
 		s->pks_present ? "true" : "false", s->pks_enabled ? "true" : "false");
-	for (key = 0; key < PKS_NR_KEYS; key++) {
-		if (!(s->keymask & (1u << key)))
-			continue;
-		fprintf(f, "%s{\"key\":%d,\"owner\":", nkeys++ ? "," : "", key);
+	/* Allocated keys, and any other with activity (owner unknown: ""). */
+	for (i = 0; i < nkeys; i++) {
+		key = keys[i].key;
+		fprintf(f, "%s{\"key\":%d,\"owner\":", i ? "," : "", key);
 		json_print_string(f, s->owners[key]);
 		fputs(",\"faults\":{", f);
 		for (oc = 0; oc < PKS_FAULT_NR_OUTCOMES; oc++)
 			fprintf(f, "%s\"%s\":%llu", oc ? "," : "", pks_fault_outcome_name(oc),
 				(unsigned long long)s->faults_by[key][oc]);
-		fputs("}}", f);
+		fputs("},", f);
+		pkstop_json_key_stat(f, &keys[i], per_s);
+		fputc('}', f);
 	}
 	fprintf(f, "],\"keys_source\":\"%s\",\"totals\":{",
 		pks_keys_source_name(s->keys_source));
@@ -385,5 +450,8 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 			fputc(',', f);
 		json_row(f, &s->rows[i], s->keymask, per_s);
 	}
-	fputs("]}\n", f);
+	fputc(']', f);
+	if (o->view == PKSTOP_VIEW_PROCESSES)
+		json_processes(f, s, o, per_s);
+	fputs("}\n", f);
 }

@@ -45,6 +45,7 @@ struct pkstop_row {
 	uint32_t pkrs;
 	uint32_t depth;		/* now */
 	uint32_t max_depth;	/* in the interval */
+	int key;		/* its windows' key; -1 before one was seen */
 	struct pkstop_delta d;
 	double open_pct;	/* of the interval with its window open */
 	double held_s;		/* window open for this long; < 0: closed */
@@ -62,6 +63,9 @@ struct pkstop_sample {
 	struct pkstop_delta totals;
 	/* totals.faults by key and outcome (enum pks_fault_outcome) */
 	uint64_t faults_by[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES];
+	/* totals.opens and totals.pkrs_writes by key */
+	uint64_t opens_by[PKS_NR_KEYS];
+	uint64_t pkrs_writes_by[PKS_NR_KEYS];
 	uint64_t irq_events;	/* in hardirq/NMI context: no thread's */
 	uint64_t key_events;	/* pks_key_alloc/free since start */
 	uint64_t map_full;	/* failed thread-map inserts since start */
@@ -77,6 +81,13 @@ void pkstop_sort_rows(struct pkstop_row *rows, size_t n, enum pkstop_sort sort);
 
 /* "850ms" "12.3s" "4m05s" "2h03m" "3d04h"; buf of at least 16 bytes. */
 const char *pkstop_fmt_duration(double s, char *buf, size_t len);
+
+/*
+ * @v in at most @width characters, for a column: "%.*f" when it fits,
+ * else without decimals, else in k, M, G... (12345678.9 in 8 columns is
+ * "12345679", in 6 "12346k", in 5 "12.3M").  @buf of at least 32 bytes.
+ */
+const char *pkstop_fmt_fit(double v, int prec, int width, char *buf, size_t len);
 
 /* Rights of the allocated keys other than key 0 (the kernel's), e.g. "1:NA". */
 int pkstop_fmt_rights(uint32_t pkrs, uint16_t keymask, char *buf, size_t len);

@@ -15,6 +15,8 @@ if [ ! -e "$wt/.git" ]; then
 	git -C "$KSRC" worktree add -q --detach "$wt" base
 fi
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+failed=()
+start=$(date +%s)
 
 for cfg in pks nopks; do
 	obj=$BUILD/series-obj-$cfg
@@ -29,7 +31,18 @@ for cfg in pks nopks; do
 				make -s -C "$wt" O="$obj" olddefconfig &&
 				make -s -C "$wt" O="$obj" CC="ccache gcc" -j"$(nproc)" vmlinux
 		}
-		tap_run "$cfg config: builds at '$subj'" "series-$cfg-$(git -C "$KSRC" log -1 --format=%h "$c")" step
+		tap_run "$cfg config: builds at '$subj'" "series-$cfg-$(git -C "$KSRC" log -1 --format=%h "$c")" step ||
+			failed+=("$cfg: $subj")
 	done
 done
+# The record make test reports (tests/run.sh): commit it with the series.
+{
+	echo "series: $(series_id)"
+	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "commits: $(git -C "$KSRC" rev-list --count base..HEAD), configs: pks nopks"
+	echo "result: $TEST_PASSED passed, $TEST_FAILED failed, in $(($(date +%s) - start)) s"
+	for f in "${failed[@]}"; do
+		echo "failed: $f"
+	done
+} >"$BISECT_RESULT"
 tap_summary

@@ -106,6 +106,25 @@ PKS_TOOLS_COPIES=$mut "$ROOT/tests/tools-headers.sh" >"$mut/out" 2>&1
 must_catch "tools-headers: a tools copy without MSR_IA32_PKRS fails" '^not ok .*msr-index.h lacks' "$mut/out"
 rm -rf "$mut"
 
+# Bisectability takes hours here, so it is `make check-series`; its last
+# result is committed, and reported here with whether it covers this
+# version of the series.
+bisect_report() {
+	local id
+	if [ ! -r "$BISECT_RESULT" ]; then
+		echo "# bisect: make check-series has not been run"
+		return
+	fi
+	id=$(series_id)
+	if grep -qx "series: $id" "$BISECT_RESULT"; then
+		echo "# bisect: make check-series on this series ($id):"
+	else
+		echo "# bisect: make check-series ran on another version of the series (now $id), run it again; it said:"
+	fi
+	grep -v '^series: ' "$BISECT_RESULT" | sed 's/^/#   /'
+}
+bisect_report
+
 stage "kernel build"
 kernel_ok=0
 tap_run "kernel builds (bzImage with BTF, debug checks on)" kernel-build "$ROOT/kernel/build.sh" && kernel_ok=1

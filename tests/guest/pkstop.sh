@@ -331,7 +331,7 @@ full() {
 		"mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mount -o dax /dev/pmem0 $MNT"
 
 	# pkstop first, so it sees the leak open; then the load.
-	"$PKSTOP" --json 1 9 >"$OUT/run.json" 2>"$OUT/run.err" &
+	"$PKSTOP" -P --json 1 9 >"$OUT/run.json" 2>"$OUT/run.err" &
 	local pk=$! leak win t_leak rc=0 phys
 	sleep 1.5
 	t_leak=$(date +%s.%N)
@@ -349,7 +349,7 @@ full() {
 	echo "# $(cat "$HOOK")"
 	wait "$fio" || true
 	wait "$pk" || rc=$?
-	check "pkstop --json 1 9: exit 0 (stderr: $(head -c 200 "$OUT/run.err"))" test "$rc" = 0
+	check "pkstop -P --json 1 9: exit 0 (stderr: $(head -c 200 "$OUT/run.err"))" test "$rc" = 0
 
 	SUITE=$SUITE python3 - "$OUT/run.json" "${leak#*tid=}" "${win#*tid=}" "$t_leak" "$$" \
 		>"$OUT/checks" 2>&1 <<'PY'
@@ -431,6 +431,27 @@ ok(fio > 0, "fio on ext4-dax: %d window opens seen on its rows" % fio)
 faults = sum(r["faults"] for d in docs for r in d["threads"] if r["tid"] == me)
 tot = sum(d["totals"]["faults"] for d in docs)
 ok(faults == 50 and tot == 50, "50 injected stray writes: 50 faults on the writer's row (%d, totals %d)" % (faults, tot))
+# Per key (always in JSON): the keys add up to the totals, the device key
+# has the opens and the leak among its holders; -P: processes add up too.
+bad = []
+for i, d in enumerate(docs):
+    for c in ("opens", "pkrs_writes"):
+        if sum(k[c] for k in d["keys"]) != d["totals"][c]:
+            bad.append("interval %d %s" % (i, c))
+    if sum(k["faults_total"] for k in d["keys"]) != d["totals"]["faults"]:
+        bad.append("interval %d faults" % i)
+    if abs(sum(k["open_pct"] for k in d["keys"]) - sum(r["open_pct"] for r in d["threads"])) > 0.1:
+        bad.append("interval %d open_pct" % i)
+    for c in ("opens", "faults"):
+        if sum(p[c] for p in d["processes"]) != sum(r[c] for r in d["threads"]):
+            bad.append("interval %d processes %s" % (i, c))
+ok(not bad, "per key and per process: opens, PKRS writes, faults and open time add up to the totals and rows (%s)" % ("; ".join(bad[:3]) or "every interval"))
+devk = [k for k in d0["keys"] if str(k["key"]) == dk]
+ok(devk and devk[0]["holders"] >= 1 and sum(k["opens"] for d in docs for k in d["keys"] if str(k["key"]) == dk) > 0,
+   "per key: key %s opened (fio, pks-windows) and held (pks-leak): %s" % (dk, json.dumps(devk)))
+lp = [p for p in d0["processes"] if p["pid"] == leak]
+ok(len(lp) == 1 and lp[0]["threads"] == 1 and lp[0]["holding"] == 1 and lp[0]["comm"] == "pks-leak",
+   "per process: pks-leak is a process of one thread, holding its window (%s)" % lp)
 PY
 	cat "$OUT/checks"
 	failures=$((failures + $(grep -c '^not ok' "$OUT/checks")))
@@ -445,6 +466,10 @@ PY
 	check "batch text: pks-leak row with depth 1, held time and key RW" \
 		grep -qE "^ *$lt +$lt pks-leak +0x[0-9a-f]{8} +1 +1 .* >?[0-9.]+m?s [0-9]+:RW" "$OUT/run.txt"
 	check "batch text: header shows the Device Memory key" grep -q ': Device Memory' "$OUT/run.txt"
+	"$PKSTOP" -b -K 0.5 1 >"$OUT/keys.txt" 2>&1
+	sed 's/^/# /' "$OUT/keys.txt" | tail -n 4
+	check "-K text: the key table, the Device Memory key held by at least one thread (pks-leak)" \
+		grep -qE "^ +[0-9]+ Device Memory +[0-9.kM]+ +[0-9.kM]+ +[0-9.kM]+ +[0-9]+ +[1-9][0-9]*$" "$OUT/keys.txt"
 	tty_fit
 	# Another thread opens windows meanwhile: with -p it must not even get
 	# an entry in the thread map (the filter is in BPF, not in the view).

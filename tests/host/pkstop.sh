@@ -14,7 +14,7 @@ not_ok() { echo "not ok - pkstop: $*"; }
 if ! gcc -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
 	-I"$ROOT/pkstop" -I"$ROOT/tools" -I"$ROOT/bpf" -o "$bin" \
 	"$ROOT/tests/host/pkstop_test.c" "$ROOT/pkstop/opts.c" "$ROOT/pkstop/view.c" \
-	"$ROOT/pkstop/account.c" "$ROOT/pkstop/openmetrics.c" "$ROOT/pkstop/summary.c" "$ROOT/tools/pks_common.c" -lbpf -lm 2>"$OUT/build.log"; then
+	"$ROOT/pkstop/account.c" "$ROOT/pkstop/openmetrics.c" "$ROOT/pkstop/summary.c" "$ROOT/pkstop/rollup.c" "$ROOT/tools/pks_common.c" -lbpf -lm 2>"$OUT/build.log"; then
 	not_ok "unit test builds (log: $OUT/build.log)"
 	sed 's/^/#   /' "$OUT/build.log" | tail -n 20
 	exit 1

@@ -20,6 +20,7 @@
 #include "openmetrics.h"
 #include "summary.h"
 #include "opts.h"
+#include "rollup.h"
 #include "view.h"
 
 static int failed;
@@ -726,6 +727,84 @@ static void test_summary(void)
 	free(out);
 }
 
+/*
+ * -K and -P add up the rows: mksample()'s three (t13 made a thread of
+ * process 11) and t14, which has key 2 open in its PKRS and no window.
+ */
+static void test_rollups(void)
+{
+	struct pkstop_opts o = { .interval = 1, .rows = -1, .sort = PKSTOP_SORT_OPENS };
+	struct pkstop_key_stat keys[PKS_NR_KEYS];
+	struct pkstop_row rows[4];
+	struct pkstop_sample s;
+	struct pkstop_proc *procs;
+	char line[256], *out;
+	long np;
+	size_t nk;
+
+	mksample(&s, true);
+	memcpy(rows, sample_rows, 3 * sizeof(rows[0]));
+	rows[0].key = 1;	/* t11: windows on key 1 */
+	rows[1].key = -1;	/* t12: held since before pkstop: key unknown */
+	rows[2].key = 1;
+	rows[2].pid = 11;	/* t13: a thread of 11 */
+	rows[3] = mkrow(14, 0, 0, 0, 0, -1);
+	rows[3].key = -1;
+	rows[3].pkrs = 0x55555554 & ~(3u << 4);	/* key 2 RW by its PKRS */
+	s.rows = rows;
+	s.nrows = 4;
+	s.keymask = 0x7;
+	snprintf(s.owners[2], PKS_OWNER_LEN, "test");
+	s.opens_by[1] = 207;
+	s.pkrs_writes_by[2] = 4;
+	s.faults_by[1][PKS_FAULT_FIXED_UP] = 1;
+	s.faults_by[5][PKS_FAULT_ALLOWED] = 2;	/* a key nobody listed */
+
+	nk = pkstop_key_stats(&s, keys);
+	check(nk == 4 && keys[0].key == 0 && keys[1].key == 1 && keys[2].key == 2 &&
+	      keys[3].key == 5, "-K: allocated keys and active ones, in order (%zu)", nk);
+	check(keys[1].opens == 207 && keys[1].faults == 1 && keys[1].holders == 2 &&
+	      keys[1].open_pct > 130.49 && keys[1].open_pct < 130.51,
+	      "-K: key 1: opens, faults; the window held since before start counts for it "
+	      "(holders %u, open %.2f%%)", keys[1].holders, keys[1].open_pct);
+	check(keys[2].holders == 1 && keys[2].pkrs_writes == 4 && keys[2].opens == 0 &&
+	      keys[0].holders == 0 && keys[3].faults == 2,
+	      "-K: a key opened by PKRS alone is held; key 0 never; faults on an unlisted key");
+	pkstop_fmt_key(&keys[1], s.owners[1], 1.0, line, sizeof(line));
+	check(strlen(line) == strlen(pkstop_key_header()) && strlen(line) < 80,
+	      "-K: a line as wide as its header, under 80 columns (%zu)", strlen(line));
+
+	np = pkstop_processes(&s, &o, &procs);
+	check(np == 3 && procs[0].pid == 11 && procs[0].threads == 2 &&
+	      procs[0].d.opens == 207 && procs[0].d.faults == 1 && procs[0].holding == 1 &&
+	      procs[0].max_depth == 3 && !strcmp(procs[0].comm, "t11"),
+	      "-P: threads 11 and 13 are process 11: counts added, main thread's name");
+	check(np == 3 && procs[1].pid == 14 && procs[2].pid == 500 && procs[2].held_s == 5.5,
+	      "-P: sorted by -s, ties by PID; longest held window kept");
+	pkstop_fmt_proc(&procs[0], 1.0, line, sizeof(line));
+	check(strlen(line) == strlen(pkstop_proc_header()) && strlen(line) < 80,
+	      "-P: a line as wide as its header, under 80 columns (%zu)", strlen(line));
+	free(procs);
+	o.name = "t13";
+	np = pkstop_processes(&s, &o, &procs);
+	check(np == 1 && procs[0].threads == 1 && procs[0].d.opens == 7,
+	      "-P: -n filters threads before they are added up");
+	free(procs);
+	o.name = NULL;
+
+	o.view = PKSTOP_VIEW_KEYS;
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "KEY OWNER") && strstr(out, "  2 test ") && strstr(out, "  5 ? ") &&
+	      !strstr(out, "    TID"), "-K text: the key table replaces the thread table");
+	free(out);
+	o.view = PKSTOP_VIEW_PROCESSES;
+	o.json = true;
+	out = capture(pkstop_print_json, &s, &o);
+	check(strstr(out, "\"processes\":[{\"pid\":11,") && strstr(out, "\"holders\":2"),
+	      "-P JSON: a processes array; keys carry their figures");
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "json")) {
@@ -771,6 +850,7 @@ int main(int argc, char **argv)
 	test_screen();
 	test_account();
 	test_summary();
+	test_rollups();
 	printf("# pkstop unit tests: %d failed\n", failed);
 	return failed ? 1 : 0;
 }
