@@ -25,11 +25,25 @@ int pksfault_keys(struct bpf_iter__task *ctx)
 char LICENSE[] SEC("license") = "GPL";
 
 /*
- * -p PID: only that process's threads get rows, so that other processes
- * cannot fill the thread map and leave the target uncounted.  Set before
- * load; 0 = every thread (and the per-CPU idle and softirq rows).
+ * -p PID, -c CGROUP: only that process's threads, or only threads in that
+ * cgroup (v2 id), get rows, so that others cannot fill the thread map and
+ * leave the target uncounted.  Set before load; 0 = every thread (and the
+ * per-CPU idle and softirq rows).
  */
 const volatile __u32 target_tgid = 0;
+const volatile __u64 target_cgroup = 0;
+
+/* The filters above, for the event's thread (row id @tid). */
+static __always_inline bool watched(__u32 tid)
+{
+	if (!target_tgid && !target_cgroup)
+		return true;
+	if (tid & PKS_ROW_PER_CPU)
+		return false;
+	if (target_tgid && bpf_get_current_pid_tgid() >> 32 != target_tgid)
+		return false;
+	return !target_cgroup || bpf_get_current_cgroup_id() == target_cgroup;
+}
 
 /* Bumped by user space once per interval; selects the counter slot. */
 volatile __u64 gen;
@@ -75,8 +89,7 @@ static struct pkstop_thread *this_row(struct pkstop_totals *tot, int ctx)
 	struct pkstop_thread *t, init = { .key = -1 };
 	long err;
 
-	if (target_tgid && ((tid & PKS_ROW_PER_CPU) ||
-			    bpf_get_current_pid_tgid() >> 32 != target_tgid))
+	if (!watched(tid))
 		return NULL;
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t)
@@ -316,6 +329,8 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	struct pkstop_task rec = {};
 
 	if (!task || (target_tgid && task->tgid != target_tgid))
+		return 0;
+	if (target_cgroup && BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) != target_cgroup)
 		return 0;
 	rec.tid = task->pid;
 	rec.pid = task->tgid;

@@ -12,7 +12,7 @@
 static const char doc[] =
 "Live, top-like view of protection keys (PKS), per thread.\n"
 "\n"
-"USAGE: pkstop [-h] [-p PID] [-n COMM] [-K | -P] [-r ROWS] [-s SORT] [-C] [-b] [--json]\n"
+"USAGE: pkstop [-h] [-p PID] [-c CGROUP] [-n COMM] [-K | -P] [-r ROWS] [-s SORT] [-C] [-b] [--json]\n"
 "              [--openmetrics FILE] [-v] [interval] [count]\n"
 "\n"
 "Header: PKS present/enabled, allocated keys and owners, system totals per\n"
@@ -29,6 +29,7 @@ static const char doc[] =
 "    pkstop 5 10         # 10 intervals of 5 seconds\n"
 "    pkstop -p 1234      # only threads of process 1234\n"
 "    pkstop -n fio       # only threads whose name contains \"fio\"\n"
+"    pkstop -c /sys/fs/cgroup/system.slice/db.service  # one cgroup's threads\n"
 "    pkstop -s open%     # threads holding windows longest first\n"
 "    pkstop -K           # per key: who opens it, how often, how long\n"
 "    pkstop -P -s opens  # per process, busiest first\n"
@@ -45,6 +46,7 @@ enum { OPT_JSON = 0x100, OPT_OPENMETRICS };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Only threads of this process (filtered in BPF)", 0 },
+	{ "cgroup", 'c', "CGROUP", 0, "Only threads in this cgroup v2 directory (filtered in BPF)", 0 },
 	{ "name", 'n', "COMM", 0, "Only threads whose name (comm) contains COMM", 0 },
 	{ "keys", 'K', NULL, 0, "One row per key (JSON: per-key figures are always in \"keys\")", 0 },
 	{ "processes", 'P', NULL, 0, "One row per process (JSON: adds \"processes\")", 0 },
@@ -121,6 +123,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (parse_long("PID", arg, 1, 0x7fffffff, &val))
 			return EINVAL;
 		o->pid = val;
+		break;
+	case 'c':
+		if (!*arg) {
+			bad("pkstop: -c needs a cgroup directory%s\n", "");
+			return EINVAL;
+		}
+		o->cgroup = arg;
 		break;
 	case 'n':
 		/* A comm has at most 15 bytes: a longer COMM would match nothing, silently. */

@@ -26,6 +26,7 @@ struct pkstop_opts {
 	long count;		/* intervals to show; 0 = until interrupted */
 	pid_t pid;		/* 0 = every process */
 	const char *name;	/* -n: only comms containing this; NULL = all */
+	const char *cgroup;	/* -c: only threads in this cgroup v2 directory */
 	int rows;		/* rows to show; -1 = default (20 text, all JSON) */
 	enum pkstop_sort sort;
 	enum pkstop_view view;

@@ -470,6 +470,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	p.skel->rodata->target_tgid = opts.pid;
+	if (opts.cgroup) {
+		uint64_t cgid;
+
+		err = pks_cgroup_id(opts.cgroup, &cgid);
+		if (err) {
+			fprintf(stderr, "pkstop: -c %s: %s\n", opts.cgroup,
+				err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+			pkstop_bpf__destroy(p.skel);
+			return 2;
+		}
+		p.skel->rodata->target_cgroup = cgid;
+	}
 	if (!p.keys_path && pks_keys_iter_prepare(p.skel->progs.pkstop_keys))
 		p.keys_iter = p.skel->progs.pkstop_keys;
 	else

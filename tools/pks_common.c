@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <linux/magic.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
@@ -216,6 +219,19 @@ static int kernel_btf_has(const char *name, int kind)
 	id = btf__find_by_name_kind(btf, name, kind);
 	btf__free(btf);
 	return id > 0;
+}
+
+int pks_cgroup_id(const char *path, uint64_t *id)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (statfs(path, &sfs) || stat(path, &st))
+		return -errno;
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	*id = st.st_ino;
+	return 0;
 }
 
 int pks_kernel_has_event(const char *event)

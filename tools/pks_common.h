@@ -100,6 +100,13 @@ int pks_check_environment(const char *tool);
 /* Effective capability @cap (CAP_*), via capget(2): no libcap to link. */
 bool pks_have_cap(int cap);
 
+/*
+ * The id BPF's bpf_get_current_cgroup_id() gives threads in the cgroup v2
+ * directory @path (its inode number).  Returns 0, -ENOTDIR when @path is
+ * no cgroup v2 directory, or -errno.
+ */
+int pks_cgroup_id(const char *path, uint64_t *id);
+
 /* The kernel BTF has the btf_trace_pks_fault typedef (i.e. the tracepoints). */
 int pks_kernel_has_tracepoints(void);
 /* ... and btf_trace_@event: 1 yes, 0 no, -errno when BTF is unreadable. */

@@ -66,6 +66,43 @@ assert got == want, (got, want)
 PY
 }
 
+# -c CGROUP: like -p, filtered in BPF: a reader of pmem inside the cgroup
+# has rows, a kthread opening windows outside it has none, not even an
+# entry in the thread map.
+cgroup_filter() {
+	local cg=/sys/fs/cgroup rc=0 pk dd
+	if ! grep -q "^[^ ]* $cg cgroup2 " /proc/mounts; then
+		mount -t cgroup2 cgroup2 "$cg" || { fail "-c: cannot mount cgroup2"; return; }
+	fi
+	mkdir -p "$cg/pkstop-test"
+	"$PKSTOP" --json -c "$cg/pkstop-test" 1 2 >"$OUT/cg.json" 2>"$OUT/cg.err" &
+	pk=$!
+	sleep 0.5
+	sh -c "echo \$\$ >$cg/pkstop-test/cgroup.procs &&
+		exec dd if=/dev/pmem0 of=/dev/null bs=4096 count=3000 iflag=direct status=none" &
+	dd=$!
+	hook windows 1 500 1 >/dev/null
+	wait "$dd" || true
+	wait "$pk" || rc=$?
+	check "-c CGROUP: only the cgroup's thread (dd, $dd), in the view and in the thread map (exit $rc)" python3 -c '
+import json, sys
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
+rows = [r for d in docs for r in d["threads"]]
+assert len(docs) == 2 and rows, (len(docs), rows)
+assert all(r["pid"] == int(sys.argv[2]) and r["comm"] == "dd" for r in rows), rows
+assert all(d["threads_tracked"] <= 1 for d in docs), [d["threads_tracked"] for d in docs]
+dd = sum(r["opens"] for r in rows)
+tot = sum(d["totals"]["opens"] for d in docs)
+assert dd > 0 and tot >= dd + 400, (dd, tot)
+print("# dd opens %d, all threads %d" % (dd, tot))
+' "$OUT/cg.json" "$dd"
+	rmdir "$cg/pkstop-test"
+	rc=0
+	"$PKSTOP" -c /tmp 1 1 >/dev/null 2>"$OUT/cg-bad.err" || rc=$?
+	check "-c on a directory that is no cgroup: exit 2, one line ($(cat "$OUT/cg-bad.err"))" \
+		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$OUT/cg-bad.err') = 1 ] && grep -q 'not a cgroup v2 directory' '$OUT/cg-bad.err'"
+}
+
 # The table fits the terminal it runs on: every line within 80 columns on
 # an 80x24 one (rows: the leak thread, the shell), PKRS shown on a wide one.
 tty_fit() {
@@ -486,6 +523,7 @@ for d in docs:
     assert d["threads_tracked"] == 1, d["threads_tracked"]
 assert sum(d["totals"]["opens"] for d in docs) >= 100, "the other thread ran"
 ' "$OUT/pid.json" "$lt"
+	cgroup_filter
 	umount "$MNT"
 	irq_isolation
 	softirq_rows

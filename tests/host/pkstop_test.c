@@ -87,7 +87,7 @@ static void test_opts(void)
 	static const char *const bad[] = {
 		"-s bogus", "0", "abc", "1 0", "1 2 3", "-p 0", "-p x", "-r -1",
 		"--nope", "-p", "0.01", "1e9", "-s", "1 -5", "--name=", "-n 0123456789abcdef",
-		"-n",
+		"-n", "-K -P", "-P -K", "--cgroup=",
 	};
 	struct pkstop_opts o;
 	size_t i;
@@ -107,6 +107,11 @@ static void test_opts(void)
 	      parse("--name=kworker/0:1 -p 3", &o) == 0 && !strcmp(o.name, "kworker/0:1") &&
 	      o.pid == 3 && parse("-n 0123456789abcde", &o) == 0 && parse("", &o) == 0 && !o.name,
 	      "options: -n/--name COMM (up to 15 bytes, a comm's), with -p; none by default");
+	check(parse("-c /sys/fs/cgroup/a -K", &o) == 0 && !strcmp(o.cgroup, "/sys/fs/cgroup/a") &&
+	      o.view == PKSTOP_VIEW_KEYS && parse("-P -P", &o) == 0 &&
+	      o.view == PKSTOP_VIEW_PROCESSES && parse("", &o) == 0 && !o.cgroup &&
+	      o.view == PKSTOP_VIEW_THREADS,
+	      "options: -c CGROUP, -K, -P (one view; threads by default)");
 	check(parse("-h", &o) == 1 && strstr(parse_stdout, "EXAMPLES:") &&
 	      parse("--help", &o) == 1 && strstr(parse_stdout, "pkstop -s open%") &&
 	      strstr(parse_stdout, "--json") && strstr(parse_stdout, "pkstop -n fio") &&
