@@ -27,4 +27,4 @@ series_id() {
 
 # The last `make check-series` result, committed so a fresh clone's
 # make test can tell whether it covers the series it tests.
-BISECT_RESULT=$ROOT/tests/check-series.last
+BISECT_RESULT=${PKS_BISECT_RESULT:-$ROOT/tests/check-series.last}

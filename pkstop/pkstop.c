@@ -422,6 +422,7 @@ int main(int argc, char **argv)
 	struct pkstop_opts opts;
 	struct pkstop_sample s;
 	struct pkstop_om om = {};
+	PKS_OPEN_OPTS(open_opts);
 	struct pkstop_summary sum = {};
 	uint64_t start, last, deadline, step;
 	bool tty, clear, fit_rows;
@@ -463,7 +464,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pkstop: cannot size per-CPU buffers\n");
 		return 1;
 	}
-	p.skel = pkstop_bpf__open();
+	p.skel = pkstop_bpf__open_opts(&open_opts);
 	if (!p.skel) {
 		fprintf(stderr, "pkstop: cannot open the BPF object: %s (run with -v)\n",
 			strerror(errno));

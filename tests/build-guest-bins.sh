@@ -14,9 +14,11 @@ build() {
 	local bin=$1 src=$2
 	shift 2
 	if [ ! -x "$out/$bin" ] || [ "$src" -nt "$out/$bin" ]; then
-		cc "$@" -o "$out/$bin" "$src"
+		cc -o "$out/$bin" "$src" "$@"
 		echo "guest-bins: built $bin"
 	fi
 }
 build test_pks "$st/x86/test_pks.c"
 build protection_keys "$st/vm/protection_keys.c" -mxsave
+# For the CO-RE tests: a kernel BTF without a member (see its comment).
+build btf_without "$ROOT/tests/guest/btf_without.c" -lbpf -lelf -lz -lzstd

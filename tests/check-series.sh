@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bisectability: build every commit of the series on its own, with and
 # without protection keys, on a small config (tinyconfig + a fragment) so
-# that ten commits times two configs fit in well under an hour.  Uses its
+# that each commit builds in minutes (the whole series takes hours
+# here: a nightly job, whose last result make test reports).  Uses its
 # own worktree and object directories; the main build is not touched.
 set -uo pipefail
 . "$(dirname "$0")/../kernel/lib.sh"
@@ -17,6 +18,26 @@ fi
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 failed=()
 start=$(date +%s)
+commits=$(git -C "$KSRC" rev-list --count base..HEAD)
+steps=$((2 * commits))
+
+# The record make test reports (tests/run.sh): commit it with the series.
+# Rewritten after every step, so that a run stopped early says how far
+# it got (on this machine the whole run takes hours).
+record() {
+	local done=$((TEST_PASSED + TEST_FAILED))
+	{
+		echo "series: $(series_id)"
+		echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+		echo "commits: $commits, configs: pks nopks"
+		echo "result: $TEST_PASSED passed, $TEST_FAILED failed, in $(($(date +%s) - start)) s" \
+			"$([ "$done" -lt "$steps" ] && echo "(stopped after $done of $steps steps)")"
+		for f in "${failed[@]}"; do
+			echo "failed: $f"
+		done
+	} >"$BISECT_RESULT.tmp"
+	mv "$BISECT_RESULT.tmp" "$BISECT_RESULT"
+}
 
 for cfg in pks nopks; do
 	obj=$BUILD/series-obj-$cfg
@@ -33,16 +54,7 @@ for cfg in pks nopks; do
 		}
 		tap_run "$cfg config: builds at '$subj'" "series-$cfg-$(git -C "$KSRC" log -1 --format=%h "$c")" step ||
 			failed+=("$cfg: $subj")
+		record
 	done
 done
-# The record make test reports (tests/run.sh): commit it with the series.
-{
-	echo "series: $(series_id)"
-	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "commits: $(git -C "$KSRC" rev-list --count base..HEAD), configs: pks nopks"
-	echo "result: $TEST_PASSED passed, $TEST_FAILED failed, in $(($(date +%s) - start)) s"
-	for f in "${failed[@]}"; do
-		echo "failed: $f"
-	done
-} >"$BISECT_RESULT"
 tap_summary

@@ -112,7 +112,7 @@ rm -rf "$mut"
 bisect_report() {
 	local id
 	if [ ! -r "$BISECT_RESULT" ]; then
-		echo "# bisect: make check-series has not been run"
+		echo "# bisect: no make check-series result recorded (it takes hours here: run it as a nightly job)"
 		return
 	fi
 	id=$(series_id)

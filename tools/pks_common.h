@@ -68,6 +68,15 @@ const char *pks_keys_source_name(enum pks_keys_source source);
 struct bpf_program;
 
 /*
+ * A tool's skeleton open options: CO-RE relocations against the BTF file
+ * in $PKS_BTF when it is set, the running kernel's otherwise.  For tests:
+ * tests/guest/btf_without.c makes a BTF that lacks a member, so that the
+ * tools' guards for other kernel configurations run on this one.
+ */
+#define PKS_OPEN_OPTS(name)						\
+	LIBBPF_OPTS(bpf_object_open_opts, name, .btf_custom_path = getenv("PKS_BTF"))
+
+/*
  * A tool's "keys" iterator (pks_iter_keys() in bpf/pks_bpf.h) calls the
  * kernel's bpf_pks_key_owner() kfunc, which needs only the capabilities
  * the tool already has; debugfs needs root.  Before load: keep @iter only

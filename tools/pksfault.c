@@ -321,6 +321,7 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct bpf_link *iter = NULL;
 	struct bpf_program *keys_iter = NULL;
+	PKS_OPEN_OPTS(open_opts);
 	struct pksfault_bpf *skel;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err, ret = PKSFAULT_EXIT_ERROR;
@@ -336,7 +337,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pksfault: this CPU has no PKS: protection-key faults cannot occur\n");
 	pks_libbpf_messages(opts.verbose);
 
-	skel = pksfault_bpf__open();
+	skel = pksfault_bpf__open_opts(&open_opts);
 	if (!skel) {
 		fprintf(stderr, "pksfault: cannot open BPF object: %s\n", strerror(errno));
 		return PKSFAULT_EXIT_ERROR;
