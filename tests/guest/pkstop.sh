@@ -102,6 +102,15 @@ assert sys.argv[4] == "1" and real["windows_open_at_attach"] >= 1, (sys.argv[4],
 		"$OUT/nodepth-pf.json" "$OUT/depth-pf.json" "$rc" "$rc_real"
 }
 
+# Wait (up to 30 s) for pkstop's first line in FILE: it has attached.
+first_interval() {
+	local i
+	for i in $(seq 300); do
+		[ -s "$1" ] && return
+		sleep 0.1
+	done
+}
+
 # -c CGROUP: like -p, filtered in BPF: a reader of pmem inside the cgroup
 # has rows, a kthread opening windows outside it has none, not even an
 # entry in the thread map.
@@ -111,20 +120,22 @@ cgroup_filter() {
 		mount -t cgroup2 cgroup2 "$cg" || { fail "-c: cannot mount cgroup2"; return; }
 	fi
 	mkdir -p "$cg/pkstop-test"
-	"$PKSTOP" --json -c "$cg/pkstop-test" 1 2 >"$OUT/cg.json" 2>"$OUT/cg.err" &
+	# Loading takes seconds on a busy host: the load starts once the first
+	# interval is out, and runs through the other two.
+	"$PKSTOP" --json -c "$cg/pkstop-test" 1 3 >"$OUT/cg.json" 2>"$OUT/cg.err" &
 	pk=$!
-	sleep 0.5
+	first_interval "$OUT/cg.json"
 	sh -c "echo \$\$ >$cg/pkstop-test/cgroup.procs &&
 		exec dd if=/dev/pmem0 of=/dev/null bs=4096 count=3000 iflag=direct status=none" &
 	dd=$!
-	hook windows 1 500 1 >/dev/null
+	hook windows 1 500 2 >/dev/null
 	wait "$dd" || true
 	wait "$pk" || rc=$?
 	check "-c CGROUP: only the cgroup's thread (dd, $dd), in the view and in the thread map (exit $rc)" python3 -c '
 import json, sys
 docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 rows = [r for d in docs for r in d["threads"]]
-assert len(docs) == 2 and rows, (len(docs), rows)
+assert len(docs) == 3 and rows, (len(docs), rows)
 assert all(r["pid"] == int(sys.argv[2]) and r["comm"] == "dd" for r in rows), rows
 assert all(d["threads_tracked"] <= 1 for d in docs), [d["threads_tracked"] for d in docs]
 dd = sum(r["opens"] for r in rows)
@@ -550,10 +561,10 @@ PY
 	lt=$(hook leak 10000)
 	lt=${lt#*tid=}
 	lt=${lt%% *}
-	"$PKSTOP" --json -p "$lt" 1 2 >"$OUT/pid.json" 2>&1 &
+	"$PKSTOP" --json -p "$lt" 1 3 >"$OUT/pid.json" 2>&1 &
 	local pk=$!
-	sleep 0.5
-	hook windows 1 500 1 >/dev/null
+	first_interval "$OUT/pid.json"
+	hook windows 1 500 2 >/dev/null
 	wait "$pk"
 	check "-p $lt: only that thread, in the view and in the thread map" python3 -c '
 import json, sys
