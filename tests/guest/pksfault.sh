@@ -47,12 +47,19 @@ expect_rc() {
 
 # Start pksfault in the background and wait until it has attached.
 pf_bg() {
-	local name=$1 i
+	local name=$1
 	shift
 	"$PKSFAULT" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err" &
 	bg_pid=$!
+	wait_tracing "$name"
+}
+
+# wait_tracing NAME: until the background pksfault ($bg_pid) writing
+# $OUT/NAME.err has attached (up to 30 s); fails if it does not.
+wait_tracing() {
+	local i
 	for i in $(seq 1 300); do
-		grep -q 'pksfault: tracing' "$OUT/$name.err" 2>/dev/null && return 0
+		grep -q 'pksfault: tracing' "$OUT/$1.err" 2>/dev/null && return 0
 		kill -0 "$bg_pid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -374,17 +381,14 @@ fio_gate() {
 # (bpf_pks_key_owner(): debugfs is root only); each thing a missing
 # capability hides is said in one line (no CAP_SYSLOG: no symbols).
 without_root() {
-	local phys key out i
+	local phys key out
 	phys=$(inj_phys) || { fail "namespace address not found"; return; }
 	key=$(sed -n 's/^\([0-9]*\): Device Memory$/\1/p' "$DBG/pks_keys_allocated")
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon \
 		--ambient-caps=+bpf,+perfmon "$PKSFAULT" -v --json -d 3 \
 		>"$OUT/caps.out" 2>"$OUT/caps.err" &
 	bg_pid=$!
-	for i in $(seq 1 300); do
-		grep -q 'pksfault: tracing' "$OUT/caps.err" && break
-		sleep 0.1
-	done
+	wait_tracing caps
 	echo "inject $phys $INJ_LEN 5 50 read" >"$HOOK"
 	rc=0
 	wait "$bg_pid" || rc=$?
