@@ -19,6 +19,10 @@
 void pkstop_om_add(struct pkstop_om *om, const struct pkstop_sample *s)
 {
 	pkstop_delta_add(&om->totals, &s->totals);
+	for (int key = 0; key < PKS_NR_KEYS; key++) {
+		om->opens_by[key] += s->opens_by[key];
+		om->pkrs_writes_by[key] += s->pkrs_writes_by[key];
+	}
 	pkstop_faults_add(om->faults_by, s->faults_by);
 	om->irq_events += s->irq_events;
 }
@@ -55,6 +59,33 @@ static void device_labels(FILE *f, const struct pkstop_sample *s)
 		}
 }
 
+/* {key="K",owner="O"}: "unallocated" for a key nobody owns now. */
+static void key_labels(FILE *f, const struct pkstop_sample *s, int key, const char *more)
+{
+	fprintf(f, "{key=\"%d\",owner=\"", key);
+	label_value(f, (s->keymask & (1u << key)) ? s->owners[key] : "unallocated");
+	fprintf(f, "\"%s}", more);
+}
+
+/*
+ * A counter by key: a sample for every allocated key but key 0, the
+ * kernel's own (zeros included, so that rates exist from the start), and
+ * for any other key with a count, as pks_faults_total has.
+ */
+static void by_key(FILE *f, const char *name, const uint64_t by[PKS_NR_KEYS],
+		   const struct pkstop_sample *s)
+{
+	int key;
+
+	for (key = 0; key < PKS_NR_KEYS; key++) {
+		if ((!key || !(s->keymask & (1u << key))) && !by[key])
+			continue;
+		fputs(name, f);
+		key_labels(f, s, key, "");
+		fprintf(f, " %llu\n", (unsigned long long)by[key]);
+	}
+}
+
 /*
  * pks_faults_total{key,owner,outcome}: a sample for every outcome of every
  * allocated key but key 0, the kernel's own (zeros included, so that rates
@@ -71,10 +102,13 @@ static void faults(FILE *f, const struct pkstop_om *om, const struct pkstop_samp
 		if ((!key || !(s->keymask & (1u << key))) && !any)
 			continue;
 		for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++) {
-			fprintf(f, "pks_faults_total{key=\"%d\",owner=\"", key);
-			label_value(f, (s->keymask & (1u << key)) ? s->owners[key] : "unallocated");
-			fprintf(f, "\",outcome=\"%s\"} %llu\n", pks_fault_outcome_name(o),
-				(unsigned long long)om->faults_by[key][o]);
+			char outcome[48];
+
+			snprintf(outcome, sizeof(outcome), ",outcome=\"%s\"",
+				 pks_fault_outcome_name(o));
+			fputs("pks_faults_total", f);
+			key_labels(f, s, key, outcome);
+			fprintf(f, " %llu\n", (unsigned long long)om->faults_by[key][o]);
 		}
 	}
 }
@@ -95,10 +129,8 @@ void pkstop_om_format(FILE *f, const struct pkstop_om *om, const struct pkstop_s
 			held_max = r->held_s;
 	}
 	family(f, "pks_window_opens_total", "counter",
-	       "Outermost device-access windows opened (dev_access_enable at depth 1).");
-	fputs("pks_window_opens_total", f);
-	device_labels(f, s);
-	fprintf(f, " %llu\n", (unsigned long long)om->totals.opens);
+	       "Outermost device-access windows opened (dev_access_enable at depth 1), by key.");
+	by_key(f, "pks_window_opens_total", om->opens_by, s);
 	family(f, "pks_window_enables_total", "counter",
 	       "dev_access_enable calls at any depth.");
 	fputs("pks_window_enables_total", f);
@@ -107,8 +139,8 @@ void pkstop_om_format(FILE *f, const struct pkstop_om *om, const struct pkstop_s
 	family(f, "pks_protection_updates_total", "counter", "pks_update_protection calls.");
 	fprintf(f, "pks_protection_updates_total %llu\n", (unsigned long long)om->totals.updates);
 	family(f, "pks_pkrs_writes_total", "counter",
-	       "PKRS MSR writes made by protection updates.");
-	fprintf(f, "pks_pkrs_writes_total %llu\n", (unsigned long long)om->totals.pkrs_writes);
+	       "PKRS MSR writes made by protection updates, by the key updated.");
+	by_key(f, "pks_pkrs_writes_total", om->pkrs_writes_by, s);
 	family(f, "pks_faults_total", "counter",
 	       "Stray accesses to protected pages (pks_fault events), any context, by key and outcome.");
 	faults(f, om, s);

@@ -14,6 +14,8 @@
 /* Counters since pkstop started: the sum of every interval's totals. */
 struct pkstop_om {
 	struct pkstop_delta totals;
+	uint64_t opens_by[PKS_NR_KEYS];
+	uint64_t pkrs_writes_by[PKS_NR_KEYS];
 	uint64_t faults_by[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES];
 	uint64_t irq_events;
 };

@@ -345,6 +345,21 @@ for key, n in by.items():
 dev = [k for k in by if k[1] == "Device Memory"]
 assert {k[2] for k in dev} == {"fixed_up", "allowed", "oops", "opened"}, dev
 assert sum(by[k] for k in dev if k[2] == "fixed_up") >= 3, by
+# Window opens and PKRS writes by key: each series equals the JSON's
+# keys[] figure summed over the intervals, and no key's count is missing.
+for metric, field in (("pks_window_opens_total", "opens"), ("pks_pkrs_writes_total", "pkrs_writes")):
+    series, want = {}, {}
+    for l in body.splitlines():
+        m = re.match(metric + r'\{(.*)\} (\S+)$', l)
+        if m:
+            lab = dict(re.findall(r'(\w+)="((?:\\.|[^"\\])*)"', m.group(1)))
+            series[int(lab["key"])] = float(m.group(2))
+    for d in docs:
+        for k in d["keys"]:
+            want[k["key"]] = want.get(k["key"], 0) + k[field]
+    print("# %s by key: %s (JSON: %s)" % (metric, series, want))
+    assert series and all(series[k] == want.get(k, 0) for k in series), (metric, series, want)
+    assert all(k in series for k, n in want.items() if n), (metric, series, want)
 PY
 	kill "$ne" 2>/dev/null
 	wait "$ne" 2>/dev/null

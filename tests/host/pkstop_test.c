@@ -618,6 +618,10 @@ static void test_openmetrics(void)
 	s.keymask = 0x7;
 	s.faults_by[1][PKS_FAULT_FIXED_UP] = 1;
 	s.faults_by[5][PKS_FAULT_ALLOWED] = 3;	/* a key nobody owns now */
+	s.opens_by[1] = 207;
+	s.pkrs_writes_by[1] = 10;
+	s.pkrs_writes_by[2] = 4;
+	s.pkrs_writes_by[6] = 1;		/* freed since */
 	pkstop_om_add(&om, &s);
 	pkstop_om_add(&om, &s);	/* two intervals: counters add up */
 	f = open_memstream(&buf, &len);
@@ -626,6 +630,13 @@ static void test_openmetrics(void)
 	check(strstr(buf, "# TYPE pks_window_opens_total counter\n"
 			  "pks_window_opens_total{key=\"1\",owner=\"Device Memory\"} 414\n") != NULL,
 	      "openmetrics: counters cumulative over intervals, windows labelled with the device key");
+	check(strstr(buf, "\npks_window_opens_total{key=\"2\",owner=\"odd \\\"owner\\\"\\\\\"} 0\n") &&
+	      strstr(buf, "\npks_pkrs_writes_total{key=\"1\",owner=\"Device Memory\"} 20\n"
+			  "pks_pkrs_writes_total{key=\"2\",owner=\"odd \\\"owner\\\"\\\\\"} 8\n"
+			  "pks_pkrs_writes_total{key=\"6\",owner=\"unallocated\"} 2\n") &&
+	      !strstr(buf, "pks_pkrs_writes_total{key=\"0\"") &&
+	      !strstr(buf, "\npks_pkrs_writes_total ") && !strstr(buf, "\npks_window_opens_total "),
+	      "openmetrics: window opens and PKRS writes by key, zeros for allocated keys, key 0 left out");
 	check(strstr(buf, "\npks_faults_total{key=\"1\",owner=\"Device Memory\",outcome=\"fixed_up\"} 2\n"
 			  "pks_faults_total{key=\"1\",owner=\"Device Memory\",outcome=\"allowed\"} 0\n") &&
 	      strstr(buf, "\npks_faults_total{key=\"1\",owner=\"Device Memory\",outcome=\"opened\"} 0\n") &&
