@@ -156,18 +156,34 @@ oops_run() {
 		>/dev/null 2>&1 || true
 }
 oops_report() {
-	local log=$LOGS/guest-oops.log
+	local log=$LOGS/guest-oops.log con=$LOGS/guest-oops.log.console
 	tap_import "$log"
-	local want n=$TAP_IMPORTED
+	local n=$TAP_IMPORTED report key=-1 pkrs=none want
+	# The key fault report says which key faulted and what PKRS the
+	# write was checked against: the test key open for reading only.
+	report=$(grep -oE 'pks: key [0-9]+ \(pks test file\), PKRS 0x[0-9a-f]+, thread PKRS 0x[0-9a-f]+, window depth 0' \
+		"$con" 2>/dev/null | head -1) || true
+	if [[ $report =~ key\ ([0-9]+).*PKRS\ 0x([0-9a-f]+),\ thread\ PKRS\ 0x([0-9a-f]+) ]] &&
+		[ "${BASH_REMATCH[2]}" = "${BASH_REMATCH[3]}" ]; then
+		key=${BASH_REMATCH[1]}
+		pkrs=${BASH_REMATCH[2]}
+	fi
+	n=$((n + 1))
+	want=none
+	[ "$key" -ge 0 ] && want=$(printf '%08x' $(((0x55555554 & ~(3 << 2 * key)) | (2 << 2 * key))))
+	if [ "$key" -ge 0 ] && [ "$pkrs" = "$want" ]; then
+		tap_ok "oops: the key report names key $key and PKRS $pkrs (key open for reading only)"
+	else
+		tap_not_ok "oops: the key report names the key and its PKRS ('${report:-no report}', want PKRS $want; log: $con)"
+	fi
 	for want in '#PF: error_code\(0x0023\) - protection keys violation' \
-		'pks: key [0-9]+ \(pks test file\), PKRS 0x55555554, thread PKRS 0x55555554, window depth 0' \
 		'pks_fault: address=0x[0-9a-f]+ key=[0-9]+ owner=pks test file write .* mode=strict outcome=oops' \
-		'PKRS: 55555554' 'Kernel panic'; do
+		"PKRS: $pkrs([^0-9a-f]|\$)" 'Kernel panic'; do
 		n=$((n + 1))
-		if grep -qE "$want" "$log.console" 2>/dev/null; then
+		if grep -qE "$want" "$con" 2>/dev/null; then
 			tap_ok "oops: stray write oopses with '$want'"
 		else
-			tap_not_ok "oops: stray write oopses with '$want' (log: $log.console)"
+			tap_not_ok "oops: stray write oopses with '$want' (log: $con)"
 		fi
 	done
 	plan_check oops "$n"

@@ -55,6 +55,14 @@ nesting() {	# LABEL
 	[[ "$out" == "nest max_depth=2 open_at_2=Y open_at_1=Y closed_at_0=Y" ]] &&
 		pass "$1: kmap inside a window nests to depth 2, closes at 0" ||
 		fail "$1: nesting ($out)"
+	# kmap() is global and may be kunmap()ed by another thread, so it
+	# opens no window: reads through it are stray, and the other
+	# thread's kunmap() touches neither thread's window.
+	out=$(hook kmap "$(inj_phys)")
+	echo "# $1: $out"
+	[[ "$out" == "kmap depth=0 blocked=Y unmapper_depth=0/0 window_depth=1 window_open=Y closed=Y" ]] &&
+		pass "$1: kmap() opens no window; a kunmap() in another thread closes none" ||
+		fail "$1: kmap()/kunmap() across threads ($out)"
 	# Unbalanced closes WARN: tested by the must-fail suite
 	# verdict-unbalanced (tests/guest/provoke.sh), under pksfault.
 	out=$(hook hold 50)

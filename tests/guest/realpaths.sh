@@ -75,6 +75,18 @@ check "DAX page faults (read and write, 8 MiB) open no window" test -z "$(grep -
 out=$(windows_opened 'import os; os.pread(os.open("'$MNT'/shared", os.O_RDONLY), 4096, 0)')
 echo "# windows opened by a 4 KiB read(2): $(tr '\n' ' ' <<<"$out")"
 check "a 4 KiB read(2) opens one window, in dax_copy_to_iter()" test "$out" = dax_copy_to_iter
+# A cache flush carries no data: pmem opens no window for it.  fsync of
+# a clean ext4 file sends one from the caller whenever the journal has
+# nothing to commit (pmem's queue has a write cache); the journal's own
+# writes, if any, are the jbd2 thread's.
+python3 -c 'import os; os.fsync(os.open("'$MNT'/shared", os.O_RDONLY))'	# now clean
+out=$(windows_opened 'import os
+fd = os.open("'$MNT'/shared", os.O_RDONLY)
+for _ in range(3):
+    os.fsync(fd)')
+echo "# windows opened by 3 fsyncs of a clean file: $(tr '\n' ' ' <<<"$out"), write cache: $(cat /sys/block/pmem0/queue/write_cache)"
+check "fsync of a clean file (an empty flush bio) opens no window" \
+	test -z "$out" -a "$(cat /sys/block/pmem0/queue/write_cache)" = "write back"
 
 # The DAX recovery write: a write(2) over a bad block goes through
 # dax_recovery_write(), which copies the good pages before the bad one
