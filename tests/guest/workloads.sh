@@ -117,11 +117,22 @@ gate_found() {	# PKSFAULT_OUTPUT
 }
 
 # One gate per group: the group's own lines first, then the gate's verdict
-# (exit 0: no stray fault, no window held over 2 s, nothing lost, and the
-# group's checks passed).
+# (exit 0: no stray fault, no window held over LEAK_MS, nothing lost, and
+# the group's checks passed).
+#
+# LEAK_MS is wall time in a TCG guest that shares two host cores with
+# another guest and the cross builds.  A legitimate window can run long
+# there: "direct" preadv()s 8 MiB into an untouched buffer, one
+# dax_copy_to_iter() window around 2048 user page faults, and each fault
+# writes PKRS twice (default on entry, the window's on exit), which flushes
+# TCG's whole soft TLB.  Measured: 2.79 s with two guests running, 2.05 s
+# in CI.  A leak proper is a window never closed: it stays open past any
+# threshold, the kernel WARNs when one reaches user space, and the suite's
+# last check finds every thread at depth 0.
+LEAK_MS=${PKS_GUEST_WORKLOAD_LEAK_MS:-15000}
 gate() {	# MODE GROUP
 	local mode=$1 g=$2 rc=0
-	"$PKSFAULT" --leak 2000 -- "$0" --group "$g" "$mode" "$fs_dev" "$dax_dev" "$cache_dev" \
+	"$PKSFAULT" --leak "$LEAK_MS" -- "$0" --group "$g" "$mode" "$fs_dev" "$dax_dev" "$cache_dev" \
 		>"$OUT/$mode-$g.out" 2>&1 || rc=$?
 	grep -E '^(ok|not ok) - |^#   ' "$OUT/$mode-$g.out"
 	failures=$((failures + $(grep -c '^not ok - ' "$OUT/$mode-$g.out")))
