@@ -353,6 +353,8 @@ report=$run_dir/report.md
 	pair "devdax, protection on vs off" pmem-on:devdax_iops pmem-off:devdax_iops
 	pair "raw pmem, pks tracepoints on vs off (same boot)" pmem-on:raw_iops_tracepoints_on pmem-on:raw_iops
 	pair "ext4-dax, pkstop running vs not (same boot, median of its rounds)" pkstop:fio_iops_with_pkstop pkstop:fio_iops_without_pkstop
+	pair "ext4-dax, a bpftrace one-liner counting the same events per thread vs not (same boot, median)" pkstop:fio_iops_with_bpftrace pkstop:fio_iops_without_pkstop
+	pair "ext4-dax, pkstop vs that bpftrace one-liner (same boot, median; target: at least 1)" pkstop:fio_iops_with_pkstop pkstop:fio_iops_with_bpftrace
 	pair "ext4-dax, pksfault attached vs not (same boot, mean of its rounds)" pksfault:fio_iops_pksfault pksfault:fio_iops_plain
 	pair "ext4-dax, pksfault --leak --hist vs not (same boot, mean of its rounds)" pksfault:fio_iops_pksfault_leak_hist pksfault:fio_iops_plain
 	echo
@@ -403,6 +405,9 @@ report=$run_dir/report.md
 	done
 	echo "| pkstop CPU ms per 1 s interval, idle | $(stat pkstop:pkstop_cpu_ms_per_interval_idle) |"
 	echo "| pkstop CPU ms per 1 s interval, under fio (first round) | $(stat pkstop:pkstop_cpu_ms_per_interval_fio1) |"
+	echo "| bpftrace one-liner CPU ms per 1 s, idle (/proc/PID/stat) | $(stat pkstop:bpftrace_cpu_ms_per_interval_idle_procstat) |"
+	echo "| bpftrace one-liner CPU ms per 1 s, under fio (first round) | $(stat pkstop:bpftrace_cpu_ms_per_interval_fio1_procstat) |"
+	echo "| pkstop CPU ms per 1 s, under fio (first round, /proc/PID/stat) | $(stat pkstop:pkstop_cpu_ms_per_interval_fio1_procstat) |"
 	echo
 	echo "## Build, boot, test"
 	echo

@@ -1,8 +1,10 @@
 #!/bin/bash
-# What pkstop costs: fio throughput on ext4-dax with pkstop running vs not
-# (same boot, alternating: which goes first flips every round and every
-# run, PKS_GUEST_BENCH_RUN), and the CPU time pkstop itself uses per
-# interval, idle and under fio.  Prints "BENCH name=value" lines (the
+# What pkstop costs: fio throughput on ext4-dax with pkstop running vs not,
+# and vs the bpftrace one-liner a user would otherwise reach for, counting
+# the same events per thread (same boot; pkstop runs second of the three
+# in every round, and which of the other two goes first flips every round
+# and every run, PKS_GUEST_BENCH_RUN); and the CPU time pkstop and
+# bpftrace use per 1 s interval, idle and under fio.  Prints "BENCH name=value" lines (the
 # format of bench-pmem.sh, which tests/bench.sh parses).
 #   bench-pkstop.sh [FIO_SECONDS] [ROUNDS]
 set -uo pipefail
@@ -66,10 +68,45 @@ if ! mkfs.ext4 -q -F -b 4096 /dev/pmem0 || ! mount -o dax /dev/pmem0 "$MNT"; the
 fi
 fio_iops >/dev/null	# lay out the file
 
+# The same per-thread counts pkstop keeps (windows opened and closed,
+# PKRS writes, faults), printed and cleared every second as pkstop does.
+BPFTRACE_PROG='tracepoint:pks:dev_access_enable, tracepoint:pks:dev_access_disable,
+tracepoint:pks:pks_update_protection, tracepoint:pks:pks_fault { @[tid, probe] = count(); }
+interval:s:1 { print(@); clear(@); }'
+start_bpftrace() {	# NAME: the one-liner in the background; BT, T0
+	bpftrace -e "$BPFTRACE_PROG" >"$OUT/$1.bt" 2>"$OUT/$1.bt.err" &
+	BT=$!
+	# It compiles with LLVM first: seconds under TCG.
+	for _ in $(seq 600); do
+		grep -q '^Attaching' "$OUT/$1.bt" && break
+		sleep 0.1
+	done
+	T0=$(ticks "$BT")
+	echo "BENCH bpftrace_startup_cpu_ms_$1=$(ms "$T0")"
+	BT_START=$SECONDS
+}
+stop_bpftrace() {	# NAME
+	local t=$(($(ticks "$BT") - T0)) secs=$((SECONDS - BT_START))
+	kill -INT "$BT" 2>/dev/null
+	wait "$BT" 2>/dev/null
+	if ! grep -q '^Attaching' "$OUT/$1.bt"; then
+		echo "BENCH bpftrace_error_$1=$(head -c 200 "$OUT/$1.bt.err" | tr '\n' ' ')"
+		return
+	fi
+	# Evidence that it counted what pkstop counts: its events, all probes.
+	echo "BENCH bpftrace_events_counted_$1=$(awk -F': ' '/^@\[/ { n += $2 } END { print n + 0 }' "$OUT/$1.bt")" \
+		"(probes: $(grep -o 'tracepoint:pks:[a-z_]*' "$OUT/$1.bt" | sort -u | tr '\n' ' '))"
+	echo "BENCH bpftrace_cpu_ms_per_interval_$1_procstat=$(awk -v t="$t" -v n="$secs" \
+		-v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "n/a" }')"
+}
+
 # Idle: what watching costs when nothing happens.
 start_pkstop idle
 sleep "$RUNTIME"
 stop_pkstop idle
+start_bpftrace idle
+sleep "$RUNTIME"
+stop_bpftrace idle
 
 # One fio without pkstop, one with it running (its CPU time under fio).
 without_pkstop() { off+=("$(fio_iops)"); }
@@ -78,14 +115,21 @@ with_pkstop() {
 	on+=("$(fio_iops)")
 	stop_pkstop "fio$1"
 }
-off=() on=()
+with_bpftrace() {
+	start_bpftrace "fio$1"
+	bt+=("$(fio_iops)")
+	stop_bpftrace "fio$1"
+}
+off=() on=() bt=()
 for r in $(seq "$ROUNDS"); do
 	if baseline_first "$r"; then
-		echo "BENCH pkstop_order_round$r=without-first"
+		echo "BENCH pkstop_order_round$r=without,pkstop,bpftrace"
 		without_pkstop
 		with_pkstop "$r"
+		with_bpftrace "$r"
 	else
-		echo "BENCH pkstop_order_round$r=with-first"
+		echo "BENCH pkstop_order_round$r=bpftrace,pkstop,without"
+		with_bpftrace "$r"
 		with_pkstop "$r"
 		without_pkstop
 	fi
@@ -95,5 +139,11 @@ m_off=$(median_of "${off[@]}")
 m_on=$(median_of "${on[@]}")
 echo "BENCH fio_iops_without_pkstop=${m_off:-failed} (runs: ${off[*]})"
 echo "BENCH fio_iops_with_pkstop=${m_on:-failed} (runs: ${on[*]})"
-echo "BENCH fio_ratio_with_vs_without_pkstop=$(awk -v a="$m_on" -v b="$m_off" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else print "n/a" }')"
+m_bt=$(median_of "${bt[@]}")
+echo "BENCH fio_iops_with_bpftrace=${m_bt:-failed} (runs: ${bt[*]})"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else print "n/a" }'; }
+echo "BENCH fio_ratio_with_vs_without_pkstop=$(ratio "$m_on" "$m_off")"
+echo "BENCH fio_ratio_with_vs_without_bpftrace=$(ratio "$m_bt" "$m_off")"
+# Above 1: fio ran faster beside pkstop than beside the one-liner.
+echo "BENCH fio_ratio_pkstop_vs_bpftrace=$(ratio "$m_on" "$m_bt")"
 umount "$MNT"
