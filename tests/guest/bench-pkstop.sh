@@ -79,6 +79,7 @@ start_bpftrace() {	# NAME: the one-liner in the background; BT, T0
 	# It compiles with LLVM first: seconds under TCG.
 	for _ in $(seq 600); do
 		grep -q '^Attaching' "$OUT/$1.bt" && break
+		kill -0 "$BT" 2>/dev/null || break	# it failed: stop_bpftrace says why
 		sleep 0.1
 	done
 	T0=$(ticks "$BT")
