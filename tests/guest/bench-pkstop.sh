@@ -4,8 +4,9 @@
 # the same events per thread (same boot; pkstop runs second of the three
 # in every round, and which of the other two goes first flips every round
 # and every run, PKS_GUEST_BENCH_RUN); and the CPU time pkstop and
-# bpftrace use per 1 s interval, idle and under fio.  Prints "BENCH name=value" lines (the
-# format of bench-pmem.sh, which tests/bench.sh parses).
+# bpftrace use per 1 s interval, idle and under fio.  Prints "BENCH
+# name=value" lines (the format of bench-pmem.sh, which tests/bench.sh
+# parses).
 #   bench-pkstop.sh [FIO_SECONDS] [ROUNDS]
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, ns_mode
@@ -33,6 +34,11 @@ print(round(j["read"]["iops"] + j["write"]["iops"]))' 2>/dev/null
 # the BPF programs, is reported on its own).
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 ms() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t * 1000 / hz }'; }
+# CPU ms per interval: TICKS of CPU time over N intervals.
+ms_per() {
+	awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "n/a" }'
+}
 
 start_pkstop() {	# NAME: pkstop --json 1 in the background; PK, T0, N0
 	"$PKSTOP" --json 1 >"$OUT/$1.json" 2>"$OUT/$1.err" &
@@ -56,8 +62,7 @@ import json, statistics, sys
 v = [d["self_cpu_ms"] for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"][1:]
 print(round(statistics.median(v), 2) if v else "n/a")' "$OUT/$1.json")
 	echo "BENCH pkstop_cpu_ms_per_interval_$1=$med"
-	echo "BENCH pkstop_cpu_ms_per_interval_$1_procstat=$(awk -v t=$((t - T0)) -v n=$((n - N0)) \
-		-v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "n/a" }') (intervals $((n - N0)))"
+	echo "BENCH pkstop_cpu_ms_per_interval_$1_procstat=$(ms_per $((t - T0)) $((n - N0))) (intervals $((n - N0)))"
 }
 
 protection_evidence	# first: the boot's messages are all still in dmesg
@@ -97,8 +102,7 @@ stop_bpftrace() {	# NAME
 	# Evidence that it counted what pkstop counts: its events, all probes.
 	echo "BENCH bpftrace_events_counted_$1=$(awk -F': ' '/^@\[/ { n += $2 } END { print n + 0 }' "$OUT/$1.bt")" \
 		"(probes: $(grep -o 'tracepoint:pks:[a-z_]*' "$OUT/$1.bt" | sort -u | tr '\n' ' '))"
-	echo "BENCH bpftrace_cpu_ms_per_interval_$1_procstat=$(awk -v t="$t" -v n="$secs" \
-		-v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "n/a" }')"
+	echo "BENCH bpftrace_cpu_ms_per_interval_$1_procstat=$(ms_per "$t" "$secs")"
 }
 
 # Idle: what watching costs when nothing happens.
