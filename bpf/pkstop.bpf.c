@@ -31,6 +31,13 @@ char LICENSE[] SEC("license") = "GPL";
  * per-CPU idle and softirq rows).
  */
 const volatile __u32 target_tgid = 0;
+/*
+ * The window events report the windows' PKRS writes (pkrs_written), and
+ * pks_update_protection only the key owners' own updates.  False on
+ * earlier kernels of the series, whose windows emitted both: their writes
+ * are then counted from pks_update_protection alone.
+ */
+const volatile bool window_writes = true;
 const volatile __u64 target_cgroup = 0;
 
 /* The filters above, for the event's thread (row id @tid). */
@@ -141,6 +148,21 @@ static __always_inline void note_depth(struct pkstop_thread *t, __u32 depth, __u
 	}
 }
 
+/*
+ * A PKRS write by a window (its event's pkrs_written) or by a key owner's
+ * pks_update_protection() (wrmsr): the kernel reports each write once,
+ * in whichever event made it.  @t may be NULL (no row).
+ */
+static __always_inline void count_pkrs_write(struct pkstop_totals *tot,
+					     struct pkstop_thread *t, int i, int key)
+{
+	tot->c[i].pkrs_writes++;
+	if ((__u32)key < PKSTOP_NR_KEYS)
+		tot->pkrs_writes_by[i][key_index(key)]++;
+	if (t)
+		t->c[i].pkrs_writes++;
+}
+
 SEC("tp_btf/dev_access_enable")
 int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
 	     unsigned long caller)
@@ -164,6 +186,8 @@ int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
 			tot->opens_by[i][key_index(key)]++;
 	}
 	t = this_row(tot, where);
+	if (window_writes && pkrs_written)
+		count_pkrs_write(tot, t, i, key);
 	if (!t)
 		return 0;
 	t->c[i].enables++;
@@ -201,6 +225,8 @@ int BPF_PROG(pkstop_disable, int key, unsigned int depth, bool pkrs_written,
 	if (where == PKS_CTX_HARDIRQ)
 		return 0;
 	t = this_row(tot, where);
+	if (window_writes && pkrs_written)
+		count_pkrs_write(tot, t, i, key);
 	if (!t)
 		return 0;
 	note_depth(t, depth, g);
@@ -237,17 +263,11 @@ int BPF_PROG(pkstop_update, int key, unsigned long protection, u32 pkrs_before,
 	if (where == PKS_CTX_HARDIRQ)
 		return 0;
 	tot->c[i].updates++;
-	if (wrmsr) {
-		tot->c[i].pkrs_writes++;
-		if ((__u32)key < PKSTOP_NR_KEYS)
-			tot->pkrs_writes_by[i][key_index(key)]++;
-	}
 	t = this_row(tot, where);
-	if (!t)
-		return 0;
-	t->c[i].updates++;
 	if (wrmsr)
-		t->c[i].pkrs_writes++;
+		count_pkrs_write(tot, t, i, key);
+	if (t)
+		t->c[i].updates++;
 	return 0;
 }
 

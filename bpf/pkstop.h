@@ -27,8 +27,9 @@
 struct pkstop_counts {
 	__u64 opens;		/* outermost opens: dev_access_enable, depth 1 */
 	__u64 enables;		/* every dev_access_enable */
-	__u64 pkrs_writes;	/* pks_update_protection that wrote the MSR */
-	__u64 updates;		/* pks_update_protection events */
+	__u64 pkrs_writes;	/* PKRS writes: windows' and updates' (see below) */
+	__u64 updates;		/* pks_update_protection events: key owners' own
+				 * changes (windows report theirs in their events) */
 	__u64 faults;		/* pks_fault */
 };
 
@@ -59,7 +60,7 @@ struct pkstop_totals {
 	__u64 faults_by[2][PKSTOP_NR_KEYS][PKSTOP_NR_OUTCOMES];
 	/* Outermost window opens (any context but hardirq) by the window's key */
 	__u64 opens_by[2][PKSTOP_NR_KEYS];
-	/* PKRS writes by pks_update_protection, by the key it changed */
+	/* PKRS writes, by the key opened, closed or updated */
 	__u64 pkrs_writes_by[2][PKSTOP_NR_KEYS];
 	__u64 map_full;		/* failed inserts into the thread map */
 	__u64 key_events;	/* pks_key_alloc/free seen */

@@ -136,10 +136,10 @@ void pkstop_om_format(FILE *f, const struct pkstop_om *om, const struct pkstop_s
 	fputs("pks_window_enables_total", f);
 	device_labels(f, s);
 	fprintf(f, " %llu\n", (unsigned long long)om->totals.enables);
-	family(f, "pks_protection_updates_total", "counter", "pks_update_protection calls.");
+	family(f, "pks_protection_updates_total", "counter", "pks_update_protection calls (windows not included).");
 	fprintf(f, "pks_protection_updates_total %llu\n", (unsigned long long)om->totals.updates);
 	family(f, "pks_pkrs_writes_total", "counter",
-	       "PKRS MSR writes made by protection updates, by the key updated.");
+	       "PKRS MSR writes by windows and protection updates, by key.");
 	by_key(f, "pks_pkrs_writes_total", om->pkrs_writes_by, s);
 	family(f, "pks_faults_total", "counter",
 	       "Stray accesses to protected pages (pks_fault events), any context, by key and outcome.");

@@ -471,6 +471,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	p.skel->rodata->target_tgid = opts.pid;
+	/* Count each PKRS write once, from whichever event reports it. */
+	p.skel->rodata->window_writes = pks_windows_report_pkrs_writes() == 1;
 	if (opts.cgroup) {
 		uint64_t cgid;
 

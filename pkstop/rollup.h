@@ -13,7 +13,7 @@
 struct pkstop_key_stat {
 	int key;
 	uint64_t opens;		/* outermost window opens on it */
-	uint64_t pkrs_writes;	/* PKRS writes by updates of its rights */
+	uint64_t pkrs_writes;	/* PKRS writes by its windows and updates */
 	uint64_t faults;	/* stray faults on it, every outcome */
 	double open_pct;	/* its windows' open time, % of the interval,
 				 * summed over threads: 200 = two threads all along */

@@ -20,8 +20,8 @@
 struct pkstop_delta {
 	uint64_t opens;		/* outermost window opens */
 	uint64_t enables;	/* dev_access_enable calls, any depth */
-	uint64_t pkrs_writes;	/* PKRS MSR writes by protection updates */
-	uint64_t updates;	/* pks_update_protection calls */
+	uint64_t pkrs_writes;	/* PKRS MSR writes by windows and updates */
+	uint64_t updates;	/* pks_update_protection calls (not windows) */
 	uint64_t faults;	/* PKS faults */
 };
 

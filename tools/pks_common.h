@@ -120,6 +120,13 @@ int pks_cgroup_id(const char *path, uint64_t *id);
 int pks_kernel_has_tracepoints(void);
 /* ... and btf_trace_@event: 1 yes, 0 no, -errno when BTF is unreadable. */
 int pks_kernel_has_event(const char *event);
+/*
+ * A window's PKRS write is reported in its dev_access_enable/disable
+ * event only (the kernel has __pks_update_protection()): 1 yes; 0 no, an
+ * earlier kernel of the series also emits pks_update_protection for it;
+ * -errno when BTF is unreadable.
+ */
+int pks_windows_report_pkrs_writes(void);
 
 /*
  * @s as a quoted JSON string: '"' and '\\' escaped, control characters
