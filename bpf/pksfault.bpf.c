@@ -5,8 +5,11 @@
  * pks_fault events go to user space whole (with the kernel stack).  The
  * dev_access_enable/disable events are followed here: only a thread's
  * outermost window (depth 1 open .. depth 0 close) is kept in a hash map,
- * and only windows held longer than leak_ns reach user space, so the
- * per-window cost stays a map update and a delete.
+ * and only windows held longer than leak_ns reach user space.  A thread's
+ * entry stays in the map between its windows, marked closed (start_ns
+ * 0), and goes when the thread exits: a window then costs a lookup and a
+ * few stores at each end, not an insert and a delete (and, with
+ * --open-stacks only, an unwind).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,13 +18,16 @@
 #include "pksfault.h"
 #include "pks_bpf.h"
 
+/* A store user space may read at any time: whole, and where it is written. */
+#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
+
 #define DIRECT_MAP_MAX	(1ULL << 46)	/* 4-level paging: 64 TiB of physical memory */
 
 const volatile pid_t target_pid = 0;	/* tgid, 0: all */
 const volatile pid_t target_tid = 0;
 const volatile int target_key = -1;
 const volatile bool track_windows = false;	/* --leak or --hist */
-const volatile bool window_stacks = false;	/* --leak: stack at each open */
+const volatile bool window_stacks = false;	/* --open-stacks: unwind at each open */
 const volatile __u64 leak_ns = 0;
 
 /* Log2 histogram of window durations in usecs (--hist). */
@@ -203,14 +209,21 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	 * and must neither replace it nor close it.
 	 */
 	w = bpf_map_lookup_elem(&windows, &wkey);
-	if (w) {
+	if (w && w->start_ns) {
 		w->inner++;
 		return 0;
 	}
-	w = bpf_map_lookup_elem(&scratch, &zero);
-	if (!w)
-		return 0;
-	w->start_ns = bpf_ktime_get_ns();
+	if (!w) {	/* this thread's first window since we attached */
+		w = bpf_map_lookup_elem(&scratch, &zero);
+		if (!w)
+			return 0;
+		w->start_ns = 0;
+		if (bpf_map_update_elem(&windows, &wkey, w, BPF_NOEXIST) ||
+		    !(w = bpf_map_lookup_elem(&windows, &wkey))) {
+			count(PKSFAULT_STAT_WIN_UNTRACKED);	/* map full: say so */
+			return 0;
+		}
+	}
 	w->caller = caller;
 	w->pid = id >> 32;
 	w->tid = (__u32)id;
@@ -223,10 +236,9 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 		w->stack_sz = 0;
 	w->inner = 0;
 	w->flags = 0;
-	if (bpf_map_update_elem(&windows, &wkey, w, BPF_ANY))
-		count(PKSFAULT_STAT_WIN_UNTRACKED);	/* map full: say so */
-	else
-		count(PKSFAULT_STAT_WIN_OPENED);
+	/* Last: user space takes a window with a start time for an open one. */
+	WRITE_ONCE(w->start_ns, bpf_ktime_get_ns());
+	count(PKSFAULT_STAT_WIN_OPENED);
 	return 0;
 }
 
@@ -267,7 +279,7 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 		return 0;
 	wkey = window_key(c);
 	w = bpf_map_lookup_elem(&windows, &wkey);
-	if (!w) {
+	if (!w || !w->start_ns) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 		count(PKSFAULT_STAT_WIN_UNMATCHED);
@@ -310,12 +322,30 @@ int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
 			e->duration_ns = dur;
 			e->open_caller = w->caller;
 			e->close_caller = caller;
-			e->stack_sz = w->stack_sz;
-			__builtin_memcpy(e->stack, w->stack, sizeof(e->stack));
+			if (w->stack_sz > 0) {
+				e->stack_sz = w->stack_sz;
+				__builtin_memcpy(e->stack, w->stack, sizeof(e->stack));
+			} else {	/* no opener's stack: the closer's, now */
+				e->stack_sz = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
+				e->win_flags |= PKSFAULT_WIN_STACK_CLOSER;
+			}
 			bpf_ringbuf_submit(e, 0);
 		}
 	}
-	bpf_map_delete_elem(&windows, &wkey);
+	WRITE_ONCE(w->start_ns, 0);	/* closed; the entry waits for its next window */
+	return 0;
+}
+
+/* A thread's entry goes with it (its windows are over; see the top). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(pksfault_thread_exit, struct task_struct *task)
+{
+	__u64 wkey = (__u64)BPF_CORE_READ(task, pid) << 2 | PKS_CTX_TASK;
+	struct pksfault_window *w = bpf_map_lookup_elem(&windows, &wkey);
+
+	/* One still open stays, to be listed at exit like any other. */
+	if (w && !w->start_ns)
+		bpf_map_delete_elem(&windows, &wkey);
 	return 0;
 }
 
@@ -399,6 +429,34 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 		return 0;
 	}
 	count(PKSFAULT_STAT_WIN_SEEDED);
+	return 0;
+}
+
+/*
+ * The kernel stack of thread holder_tid (set by user space before each
+ * read), for a leak found open without its opener's stack: where the
+ * holder is now shows what keeps the window open.
+ */
+__u32 holder_tid;
+
+SEC("iter/task")
+int pksfault_holder_stack(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	__u64 stack[PKSFAULT_WINDOW_STACK];
+	__u32 len;
+	long n;
+
+	if (!task || !holder_tid || task->pid != holder_tid)
+		return 0;
+	n = bpf_get_task_stack(task, stack, sizeof(stack), 0);
+	if (n <= 0)
+		return 0;
+	/* clang merges the two range tests into one the verifier cannot follow */
+	len = n;
+	barrier_var(len);
+	if (len <= sizeof(stack))
+		bpf_seq_write(ctx->meta->seq, stack, len);
 	return 0;
 }
 

@@ -9,8 +9,9 @@
 #define PKSFAULT_OWNER_LEN	32
 #define PKSFAULT_MAX_STACK	32
 /*
- * Frames kept for a window's opener: the unwinder walks only as deep as
- * the buffer, and windows open on every pmem I/O, so keep it short.
+ * Frames kept for a window's opener (--open-stacks) or holder: the
+ * unwinder walks only as deep as the buffer, and with --open-stacks
+ * windows open on every pmem I/O, so keep it short.
  */
 #define PKSFAULT_WINDOW_STACK	16
 #define PKSFAULT_HIST_SLOTS	32
@@ -47,8 +48,23 @@ struct pksfault_stats {
  * and stack are unknown, key is -1 until the window is seen closing.
  */
 #define PKSFAULT_WIN_SEEDED	1
+/*
+ * Whose stack a leak carries.  Unwinding at every open costs more than
+ * the rest of a window's tracing, so the opener's stack is taken only
+ * with --open-stacks; otherwise a leak found open carries its holder's
+ * stack at that moment (user space, task iterator), and one found at its
+ * close the closer's.  Neither flag: the opener's.
+ */
+#define PKSFAULT_WIN_STACK_HOLDER	2
+#define PKSFAULT_WIN_STACK_CLOSER	4
 
-/* An open outermost window, keyed by thread (CPU for idle) and context. */
+/*
+ * A thread's outermost window, keyed by thread (CPU for idle) and
+ * context: open while start_ns is not 0.  The entry stays, closed,
+ * between the thread's windows, and goes when the thread exits.
+ * start_ns is written last at an open, so a reader that sees it set
+ * sees the rest of that window; a close clears it once done with it.
+ */
 struct pksfault_window {
 	__u64 start_ns;
 	__u64 caller;		/* who called the outermost dev_access_enable */
@@ -90,7 +106,8 @@ struct pksfault_event {
 	__u64 close_caller;	/* leak: who closed it; unbalanced: who closed none */
 	__u32 win_flags;	/* leak: the window's PKSFAULT_WIN_* */
 	__u32 pad2;
-	__u64 stack[PKSFAULT_MAX_STACK];	/* fault: at the fault; leak: at open */
+	/* fault: at the fault; leak: see PKSFAULT_WIN_STACK_* */
+	__u64 stack[PKSFAULT_MAX_STACK];
 };
 
 #endif /* PKSFAULT_H */

@@ -356,7 +356,9 @@ report=$run_dir/report.md
 	pair "ext4-dax, a bpftrace one-liner counting the same events per thread vs not (same boot, median)" pkstop:fio_iops_with_bpftrace pkstop:fio_iops_without_pkstop
 	pair "ext4-dax, pkstop vs that bpftrace one-liner (same boot, median; target: at least 1)" pkstop:fio_iops_with_pkstop pkstop:fio_iops_with_bpftrace
 	pair "ext4-dax, pksfault attached vs not (same boot, mean of its rounds)" pksfault:fio_iops_pksfault pksfault:fio_iops_plain
+	pair "ext4-dax, pksfault --hist vs not (same boot, mean of its rounds)" pksfault:fio_iops_pksfault_hist pksfault:fio_iops_plain
 	pair "ext4-dax, pksfault --leak --hist vs not (same boot, mean of its rounds)" pksfault:fio_iops_pksfault_leak_hist pksfault:fio_iops_plain
+	pair "ext4-dax, pksfault --leak --hist --open-stacks vs not (same boot, mean of its rounds)" pksfault:fio_iops_pksfault_open_stacks pksfault:fio_iops_plain
 	echo
 	echo "## Cost of a window"
 	echo

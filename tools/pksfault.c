@@ -319,7 +319,7 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 int main(int argc, char **argv)
 {
 	struct ring_buffer *rb = NULL;
-	struct bpf_link *iter = NULL;
+	struct bpf_link *iter = NULL, *holder_iter = NULL;
 	struct bpf_program *keys_iter = NULL;
 	PKS_OPEN_OPTS(open_opts);
 	struct pksfault_bpf *skel;
@@ -346,7 +346,7 @@ int main(int argc, char **argv)
 	skel->rodata->target_tid = opts.tid;
 	skel->rodata->target_key = opts.key;
 	skel->rodata->track_windows = opts.leak_ms >= 0 || opts.hist;
-	skel->rodata->window_stacks = opts.leak_ms >= 0;
+	skel->rodata->window_stacks = opts.open_stacks;
 	skel->rodata->leak_ns = opts.leak_ms >= 0 ? (__u64)opts.leak_ms * 1000000 : 0;
 	/* --leak 0 reports every window: leak_ns 0 means "off" in BPF, so use 1 ns. */
 	if (opts.leak_ms == 0)
@@ -356,7 +356,10 @@ int main(int argc, char **argv)
 		bpf_program__set_autoload(skel->progs.dev_access_enable, false);
 		bpf_program__set_autoload(skel->progs.dev_access_disable, false);
 		bpf_program__set_autoload(skel->progs.pksfault_seed_windows, false);
+		bpf_program__set_autoload(skel->progs.pksfault_thread_exit, false);
 	}
+	if (opts.leak_ms < 0)
+		bpf_program__set_autoload(skel->progs.pksfault_holder_stack, false);
 	/* Kernels of this series before the event: say so, trace the rest. */
 	if (pks_kernel_has_event("dev_access_unbalanced") != 1) {
 		fprintf(stderr, "pksfault: this kernel has no dev_access_unbalanced event: "
@@ -385,6 +388,17 @@ int main(int argc, char **argv)
 	setup_env(keys_iter);
 	windows.map_fd = bpf_map__fd(skel->maps.windows);
 	windows.leak_ns = skel->rodata->leak_ns;
+	windows.holder_iter_fd = -1;
+	windows.holder_tid = &skel->bss->holder_tid;
+	if (opts.leak_ms >= 0) {
+		/* Without it a leak found open is reported without a stack. */
+		holder_iter = bpf_program__attach_iter(skel->progs.pksfault_holder_stack, NULL);
+		if (holder_iter)
+			windows.holder_iter_fd = bpf_link__fd(holder_iter);
+		else
+			fprintf(stderr, "pksfault: cannot attach the holder-stack iterator: %s; "
+				"leaks found open are reported without a stack\n", strerror(errno));
+	}
 	if (skel->rodata->track_windows) {
 		/* After attaching: a window opened from now on is seen opening. */
 		iter = bpf_program__attach_iter(skel->progs.pksfault_seed_windows, NULL);
@@ -422,6 +436,7 @@ int main(int argc, char **argv)
 	ret = report_exit_code(&report);
 out:
 	bpf_link__destroy(iter);
+	bpf_link__destroy(holder_iter);
 	ring_buffer__free(rb);
 	pksfault_bpf__destroy(skel);
 	ksyms_free(env.ks);

@@ -216,6 +216,21 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
  * found open at attach has no opener: "opened_by=before-attach" and a
  * held time that counts from the attach.
  */
+/* Whose stack a window record carries (PKSFAULT_WIN_STACK_*), for JSON and text. */
+static const char *stack_at(__u32 flags)
+{
+	if (flags & PKSFAULT_WIN_STACK_HOLDER)
+		return "holder";
+	return flags & PKSFAULT_WIN_STACK_CLOSER ? "close" : "open";
+}
+
+static const char *stack_at_text(__u32 flags)
+{
+	if (flags & PKSFAULT_WIN_STACK_HOLDER)
+		return "held at (holder's stack now)";
+	return flags & PKSFAULT_WIN_STACK_CLOSER ? "closed at" : "opened at";
+}
+
 static void print_window(FILE *f, const struct pksfault_env *env, const struct window_view *v)
 {
 	char when[32], opener[SYM_LEN], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
@@ -244,6 +259,11 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 			fputs("null", f);
 		else
 			json_print_string(f, closer);
+		fprintf(f, ",\"stack_at\":");
+		if (v->stack_sz > 0)
+			fprintf(f, "\"%s\"", stack_at(v->flags));
+		else
+			fputs("null", f);
 		fputs(",\"stack\":", f);
 		pksfault_json_stack(f, env, v->stack, v->stack_sz, 0);
 		fputs("}\n", f);
@@ -256,7 +276,7 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 		before ? "before-attach" : opener, v->still_open ? "" : " closed_by=",
 		v->still_open ? "" : closer);
 	if (v->stack_sz > 0)
-		fprintf(f, "    opened at:\n");
+		fprintf(f, "    %s:\n", stack_at_text(v->flags));
 	pksfault_print_stack(f, env, v->stack, v->stack_sz, 0, "      ");
 }
 

@@ -42,6 +42,7 @@ enum {
 	OPT_HIST,
 	OPT_JSON,
 	OPT_TIMEOUT,
+	OPT_OPEN_STACKS,
 };
 
 static const struct argp_option options[] = {
@@ -51,6 +52,9 @@ static const struct argp_option options[] = {
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then summarize", 0 },
 	{ "leak", OPT_LEAK, "MS", 0,
 	  "Report device-access windows held open longer than MS ms", 0 },
+	{ "open-stacks", OPT_OPEN_STACKS, NULL, 0,
+	  "With --leak: a leak's stack is its opener's (an unwind at every window open; "
+	  "default: the holder's when found open, the closer's when found closing)", 0 },
 	{ "hist", OPT_HIST, NULL, 0, "Log2 histogram of window durations (usecs)", 0 },
 	{ "timeout", OPT_TIMEOUT, "SECONDS", 0,
 	  "Stop CMD (its whole process group) after SECONDS: exit 4 if otherwise clean", 0 },
@@ -113,6 +117,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HIST:
 		o->hist = true;
+		break;
+	case OPT_OPEN_STACKS:
+		o->open_stacks = true;
 		break;
 	case OPT_TIMEOUT:
 		if (number(ps, "timeout", arg, 1, INT_MAX, &v))
@@ -188,6 +195,10 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 		return 0;
 	if (opts->duration && opts->cmd) {
 		fprintf(err, "pksfault: -d and -- CMD exclude each other\n");
+		return -1;
+	}
+	if (opts->open_stacks && opts->leak_ms < 0) {
+		fprintf(err, "pksfault: --open-stacks needs --leak MS\n");
 		return -1;
 	}
 	if (opts->timeout && !opts->cmd) {

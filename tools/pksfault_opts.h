@@ -23,6 +23,7 @@ struct pksfault_opts {
 	int timeout;		/* --timeout: seconds CMD may run, 0 = no limit */
 	long leak_ms;		/* --leak: threshold, -1 = windows not followed */
 	bool hist;		/* --hist */
+	bool open_stacks;	/* --open-stacks: unwind at each window open */
 	bool json;		/* --json */
 	bool verbose;		/* -v */
 	bool help;		/* --help was printed: exit 0 */

@@ -24,6 +24,39 @@ int windows_seed(int iter_link_fd)
 	return n;
 }
 
+/*
+ * A window held by a thread without its opener's stack (no --open-stacks,
+ * or opened before attach): give it the holder's kernel stack now, which
+ * shows what keeps the window open.
+ */
+static void holder_stack(struct pksfault_windows *w, __u64 key, struct pksfault_window *win)
+{
+	const ssize_t size = PKSFAULT_WINDOW_STACK * sizeof(win->stack[0]);
+	ssize_t n, got = 0;
+	int fd;
+
+	if (win->stack_sz > 0 || w->holder_iter_fd < 0 || !win->tid ||
+	    (key & 3) != PKS_CTX_TASK)
+		return;
+	*w->holder_tid = win->tid;
+	fd = bpf_iter_create(w->holder_iter_fd);
+	while (fd >= 0 && got < size) {
+		n = read(fd, (char *)win->stack + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	if (fd >= 0)
+		close(fd);
+	*w->holder_tid = 0;
+	if (got >= (ssize_t)sizeof(win->stack[0])) {
+		win->stack_sz = got - got % sizeof(win->stack[0]);
+		win->flags |= PKSFAULT_WIN_STACK_HOLDER;
+	}
+}
+
 static int find_reported(const struct pksfault_windows *w, __u32 tid, __u64 start_ns)
 {
 	int i;
@@ -58,8 +91,8 @@ static void prune_reported(struct pksfault_windows *w)
 	while (!bpf_map_get_next_key(w->map_fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(w->map_fd, &key, &win))
-			continue;
+		if (bpf_map_lookup_elem(w->map_fd, &key, &win) || !win.start_ns)
+			continue;	/* gone, or closed: not alive */
 		i = find_reported(w, win.tid, win.start_ns);
 		if (i >= 0)
 			alive[i] = true;
@@ -81,8 +114,8 @@ void windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
 	while (!bpf_map_get_next_key(w->map_fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(w->map_fd, &key, &win))
-			continue;	/* closed meanwhile */
+		if (bpf_map_lookup_elem(w->map_fd, &key, &win) || !win.start_ns)
+			continue;	/* gone meanwhile, or closed */
 		if (now_ns <= win.start_ns || now_ns - win.start_ns <= w->leak_ns ||
 		    find_reported(w, win.tid, win.start_ns) >= 0)
 			continue;
@@ -94,6 +127,7 @@ void windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
 		w->reported[w->nr_reported].start_ns = win.start_ns;
 		w->nr_reported++;
 		r->leaks_reported_open++;
+		holder_stack(w, key, &win);
 		pksfault_print_open(f, env, &win, now_ns, true);
 	}
 }
@@ -107,10 +141,12 @@ void windows_list_open(struct pksfault_windows *w, const struct pksfault_env *en
 	while (!bpf_map_get_next_key(w->map_fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(w->map_fd, &key, &win))
-			continue;	/* closed meanwhile */
+		if (bpf_map_lookup_elem(w->map_fd, &key, &win) || !win.start_ns)
+			continue;	/* gone meanwhile, or closed */
 		report_add_open(r, now_ns > win.start_ns ? now_ns - win.start_ns : 0);
-		if (print)
-			pksfault_print_open(f, env, &win, now_ns, false);
+		if (!print)
+			continue;
+		holder_stack(w, key, &win);
+		pksfault_print_open(f, env, &win, now_ns, false);
 	}
 }

@@ -18,8 +18,10 @@
 #define WINDOWS_REPORTED_MAX 256
 
 struct pksfault_windows {
-	int map_fd;			/* the BPF "windows" hash map */
+	int map_fd;			/* the BPF "windows" hash map (start_ns 0: closed) */
 	uint64_t leak_ns;		/* 0: leaks are not reported */
+	int holder_iter_fd;		/* pksfault_holder_stack's link, or -1 */
+	__u32 *holder_tid;		/* its global: the thread to unwind */
 	int nr_reported;
 	struct {
 		__u32 tid;

@@ -6,9 +6,10 @@
 #    BPF vs dropped
 #  - relaxed-mode stray-fault bursts: faults seen vs injected
 #  - fio IOPS on ext4-dax (pmem) without pksfault, with it (faults only),
-#    with windows followed (--hist) and with their opening stacks too
-#    (--leak --hist), interleaved in one boot, in an order that flips
-#    every round and every run (PKS_GUEST_BENCH_RUN, bench-lib.sh)
+#    with windows followed (--hist), with leaks watched too (--leak
+#    --hist) and with every window's opening stack (--open-stacks),
+#    interleaved in one boot, in an order that flips every round and
+#    every run (PKS_GUEST_BENCH_RUN, bench-lib.sh)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, ns_phys, ns_mode
 . "$(dirname "$0")/bench-lib.sh"	# baseline_first, protection_evidence, mean_of
@@ -91,15 +92,17 @@ print(round(j["read"]["iops"] + j["write"]["iops"]))' "$OUT/fio.json" 2>/dev/nul
 }
 
 # The variants compared in one boot: what each runs and its BENCH name.
-variants=(plain faults hist windows)
+variants=(plain faults hist windows stacks)
 declare -A bench_name=([plain]=fio_iops_plain [faults]=fio_iops_pksfault
-	[hist]=fio_iops_pksfault_hist [windows]=fio_iops_pksfault_leak_hist)
+	[hist]=fio_iops_pksfault_hist [windows]=fio_iops_pksfault_leak_hist
+	[stacks]=fio_iops_pksfault_open_stacks)
 measure() {	# VARIANT: one fio run under it, its IOPS
 	case $1 in
 	plain) fio_iops ;;
 	faults) fio_iops --json ;;
 	hist) fio_iops --json --hist ;;
 	windows) fio_iops --json --leak 1000 --hist ;;
+	stacks) fio_iops --json --leak 1000 --hist --open-stacks ;;
 	esac
 }
 # ratio A B of two means, 3 decimals; nothing when either is missing
@@ -121,7 +124,8 @@ if ! mkfs.ext4 -q -F -b 4096 /dev/pmem0 || ! mount -o dax /dev/pmem0 "$MNT"; the
 	echo "BENCH ext4dax_mount_failed 1"
 	exit 1
 fi
-# Interleaved rounds (plain, faults only, --hist, --leak --hist), so
+# Interleaved rounds (plain, faults only, --hist, --leak --hist,
+# --open-stacks), so
 # drift and other load on the host hit all alike; the order flips every round and
 # every run.  Each variant's mean over the rounds that produced a figure.
 fio_iops >/dev/null	# warm-up: lays out the file, converts unwritten extents
@@ -129,7 +133,7 @@ declare -A runs=()
 rounds=${FIO_ROUNDS:-2}
 for r in $(seq 1 "$rounds"); do
 	order=("${variants[@]}")
-	baseline_first "$r" || order=(windows hist faults plain)
+	baseline_first "$r" || order=(stacks windows hist faults plain)
 	echo "BENCH fio_order_round$r ${order[*]}"
 	for v in "${order[@]}"; do
 		iops=$(measure "$v")
@@ -147,5 +151,6 @@ done
 echo "BENCH fio_ratio_pksfault $(ratio "${mean[faults]}" "${mean[plain]}")"
 echo "BENCH fio_ratio_pksfault_hist $(ratio "${mean[hist]}" "${mean[plain]}")"
 echo "BENCH fio_ratio_pksfault_leak_hist $(ratio "${mean[windows]}" "${mean[plain]}")"
+echo "BENCH fio_ratio_pksfault_open_stacks $(ratio "${mean[stacks]}" "${mean[plain]}")"
 umount "$MNT"
 rm -rf "$OUT"

@@ -49,13 +49,16 @@ assert g["comm"] == '\x01\u00fe"ird\\sh', g["comm"]
 assert g["device"] is None and g["access"] == "read" and g["outcome"] == "allowed"
 l = objs[2]
 assert l["held_ms"] == 512.346 and l["opened_by"] == "leak_thread+0x40" and not l["still_open"]
+assert l["stack_at"] == "open" and l["stack"] == ["leak_thread+0x40"], l
 o = objs[3]
 assert o["still_open"] and o["closed_by"] is None and o["opened_by"] == "pmem_submit_bio+0x10 [nd_pmem]"
+assert o["stack_at"] == "holder" and o["stack"] == ["leak_thread+0x40"], o
 b = objs[4]
 assert b["still_open"] and b["opened_before_attach"] and b["opened_by"] is None and b["key"] == -1
 assert b["held_ms"] == 3000.0 and b["closed_by"] is None, b
 e = objs[5]
 assert not e["still_open"] and e["opened_before_attach"] and e["stack"] == [], e
+assert e["stack_at"] is None and objs[4]["stack_at"] is None, (e, objs[4])
 assert not o["opened_before_attach"] and not l["opened_before_attach"]
 u = objs[6]
 assert u["closed_by"] == "leak_thread+0x90" and u["key"] == 1 and u["context"] == "task", u

@@ -213,6 +213,14 @@ static void test_options(void)
 	ok(!r && o.pid == 42 && o.tid == 43 && o.key == 1 && o.duration == 5 &&
 	   o.leak_ms == 100 && o.hist && o.json && o.verbose, "options: all set");
 	free(err);
+	ok(!o.open_stacks, "options: no opener's stacks by default (an unwind per window)");
+	r = parse("--leak 100 --open-stacks", &o, &err);
+	ok(!r && o.leak_ms == 100 && o.open_stacks, "options: --open-stacks with --leak");
+	free(err);
+	r = parse("--open-stacks --hist", &o, &err);
+	ok(r == -1 && strstr(err, "--open-stacks needs --leak") && !strchr(err, '\n')[1],
+	   "options: --open-stacks without --leak rejected, one line");
+	free(err);
 	r = parse("--leak=0 -k0", &o, &err);
 	ok(!r && o.leak_ms == 0 && o.key == 0, "options: --leak=0 and -k0 are valid");
 	free(err);
@@ -536,6 +544,17 @@ static void test_format(void)
 	   !strstr(buf, "opened at"),
 	   "text leak end: a leak reported while open gets its total, not its stack again");
 	free(buf);
+	/* Without --open-stacks: the closer's stack, or the holder's. */
+	e.win_flags = PKSFAULT_WIN_STACK_CLOSER;
+	CAPTURE(buf, pksfault_print_leak(OUT, &env, &e, false));
+	ok(strstr(buf, "    closed at:\n      leak_thread+0x40\n") && !strstr(buf, "opened at"),
+	   "text leak found at its close: the stack is labelled the closer's");
+	free(buf);
+	e.win_flags = PKSFAULT_WIN_STACK_HOLDER;
+	CAPTURE(buf, pksfault_print_leak(OUT, &env, &e, false));
+	ok(strstr(buf, "    held at (holder's stack now):\n      leak_thread+0x40\n") &&
+	   !strstr(buf, "opened at"), "text leak found open: the stack is labelled the holder's");
+	free(buf);
 	sample_unbalanced(&e);
 	CAPTURE(buf, pksfault_print_unbalanced(OUT, &env, &e));
 	ok(strstr(buf, " UNBALANCED cpu=1 pid=95 tid=95 comm=sh key=1 (Device Memory)"
@@ -651,7 +670,11 @@ static void print_json_samples(void)
 	pksfault_print_leak(stdout, &env, &e, false);
 	report_add_leak(&r, &e);
 	sample_window(&w);
+	w.stack[0] = 0xffffffff81606040ULL;
+	w.stack_sz = sizeof(__u64);
+	w.flags = PKSFAULT_WIN_STACK_HOLDER;
 	pksfault_print_open(stdout, &env, &w, 3000001000ULL, false);
+	w.stack_sz = 0;
 	w.flags = PKSFAULT_WIN_SEEDED;
 	w.key = -1;
 	pksfault_print_open(stdout, &env, &w, 3000001000ULL, true);
