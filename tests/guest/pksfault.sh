@@ -243,6 +243,19 @@ relaxed() {
 	fi
 }
 
+# hold_stack NAME LABEL DESCRIPTION: run NAME's leak (the hook's "hold")
+# was reported with a stack under LABEL that names the hook (run_hold()
+# is inlined into the debugfs handler).
+hold_stack() {
+	if grep -A14 ' LEAK .* comm=sh .* held so far' "$OUT/$1.out" |
+		sed -n "/^    $2:/,\$p" | grep -Eq '^      (run_hold|dev_access_test_write)\+0x'; then
+		pass "$3"
+	else
+		fail "$3"
+		show "$1"
+	fi
+}
+
 leaks() {
 	local tid out held
 	# The asynchronous leak hook: a kthread holds one window for 600 ms.
@@ -286,28 +299,16 @@ leaks() {
 	sleep 3.5	# let the 4-second leak close before the next test
 
 	# A synchronous hold in the command itself.  Found open by a sweep:
-	# its stack is the holder's now, asleep inside the hook's window
-	# (run_hold() is inlined into the debugfs handler); with
-	# --open-stacks, the opener's, taken when the window opened.
-	local holder='^      (run_hold|dev_access_test_write)\+0x'
+	# its stack is the holder's now, asleep inside the hook's window;
+	# with --open-stacks, the opener's, taken when the window opened.
 	pf hold --leak 100 -- sh -c "echo hold 300 >$HOOK; cat $HOOK"
 	expect_rc hold 1 "leak: a window held 300 ms by the command is a leak at 100 ms"
-	if grep -A14 ' LEAK .* comm=sh .* held so far' "$OUT/hold.out" |
-		sed -n "/^    held at (holder's stack now):/,\$p" | grep -Eq "$holder"; then
-		pass "leak: found open, reported with the holder's stack now (the hook's window)"
-	else
-		fail "leak: hold reported with the holder's stack"
-		show hold
-	fi
+	hold_stack hold "held at (holder's stack now)" \
+		"leak: found open, reported with the holder's stack now (the hook's window)"
 	pf hold3 --leak 100 --open-stacks -- sh -c "echo hold 300 >$HOOK; cat $HOOK"
 	expect_rc hold3 1 "leak: --open-stacks, the same hold is a leak"
-	if grep -A14 ' LEAK .* comm=sh .* held so far' "$OUT/hold3.out" |
-		sed -n '/^    opened at:/,$p' | grep -Eq "$holder"; then
-		pass "leak: --open-stacks reports the opener's stack (the hook's dev_access_enable call)"
-	else
-		fail "leak: --open-stacks reports the opener's stack"
-		show hold3
-	fi
+	hold_stack hold3 "opened at" \
+		"leak: --open-stacks reports the opener's stack (the hook's dev_access_enable call)"
 	pf hold2 --leak 1000 -- sh -c "echo hold 300 >$HOOK; cat $HOOK"
 	expect_rc hold2 0 "leak: the same window under a 1000 ms threshold is clean"
 
