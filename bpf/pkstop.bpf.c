@@ -31,6 +31,7 @@ char LICENSE[] SEC("license") = "GPL";
  * per-CPU idle and softirq rows).
  */
 const volatile __u32 target_tgid = 0;
+const volatile __u64 target_cgroup = 0;
 /*
  * The window events report the windows' PKRS writes (pkrs_written), and
  * pks_update_protection only the key owners' own updates.  False on
@@ -38,7 +39,6 @@ const volatile __u32 target_tgid = 0;
  * are then counted from pks_update_protection alone.
  */
 const volatile bool window_writes = true;
-const volatile __u64 target_cgroup = 0;
 
 /* The filters above, for the event's thread (row id @tid). */
 static __always_inline bool watched(__u32 tid)
