@@ -32,13 +32,6 @@ char LICENSE[] SEC("license") = "GPL";
  */
 const volatile __u32 target_tgid = 0;
 const volatile __u64 target_cgroup = 0;
-/*
- * The window events report the windows' PKRS writes (pkrs_written), and
- * pks_update_protection only the key owners' own updates.  False on
- * earlier kernels of the series, whose windows emitted both: their writes
- * are then counted from pks_update_protection alone.
- */
-const volatile bool window_writes = true;
 
 /* The filters above, for the event's thread (row id @tid). */
 static __always_inline bool watched(__u32 tid)
@@ -51,6 +44,14 @@ static __always_inline bool watched(__u32 tid)
 		return false;
 	return !target_cgroup || bpf_get_current_cgroup_id() == target_cgroup;
 }
+
+/*
+ * The window events report the windows' PKRS writes (pkrs_written), and
+ * pks_update_protection only the key owners' own updates.  False on
+ * earlier kernels of the series, whose windows emitted both: their writes
+ * are then counted from pks_update_protection alone.
+ */
+const volatile bool window_writes = true;
 
 /* Bumped by user space once per interval; selects the counter slot. */
 volatile __u64 gen;
