@@ -216,19 +216,14 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
  * found open at attach has no opener: "opened_by=before-attach" and a
  * held time that counts from the attach.
  */
-/* Whose stack a window record carries (PKSFAULT_WIN_STACK_*), for JSON and text. */
-static const char *stack_at(__u32 flags)
+/* Whose stack a window record carries (PKSFAULT_WIN_STACK_*): JSON's name or the text's. */
+static const char *stack_at(__u32 flags, bool json)
 {
 	if (flags & PKSFAULT_WIN_STACK_HOLDER)
-		return "holder";
-	return flags & PKSFAULT_WIN_STACK_CLOSER ? "close" : "open";
-}
-
-static const char *stack_at_text(__u32 flags)
-{
-	if (flags & PKSFAULT_WIN_STACK_HOLDER)
-		return "held at (holder's stack now)";
-	return flags & PKSFAULT_WIN_STACK_CLOSER ? "closed at" : "opened at";
+		return json ? "holder" : "held at (holder's stack now)";
+	if (flags & PKSFAULT_WIN_STACK_CLOSER)
+		return json ? "close" : "closed at";
+	return json ? "open" : "opened at";
 }
 
 static void print_window(FILE *f, const struct pksfault_env *env, const struct window_view *v)
@@ -261,7 +256,7 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 			json_print_string(f, closer);
 		fprintf(f, ",\"stack_at\":");
 		if (v->stack_sz > 0)
-			fprintf(f, "\"%s\"", stack_at(v->flags));
+			fprintf(f, "\"%s\"", stack_at(v->flags, true));
 		else
 			fputs("null", f);
 		fputs(",\"stack\":", f);
@@ -276,7 +271,7 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 		before ? "before-attach" : opener, v->still_open ? "" : " closed_by=",
 		v->still_open ? "" : closer);
 	if (v->stack_sz > 0)
-		fprintf(f, "    %s:\n", stack_at_text(v->flags));
+		fprintf(f, "    %s:\n", stack_at(v->flags, false));
 	pksfault_print_stack(f, env, v->stack, v->stack_sz, 0, "      ");
 }
 

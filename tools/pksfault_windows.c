@@ -57,6 +57,30 @@ static void holder_stack(struct pksfault_windows *w, __u64 key, struct pksfault_
 	}
 }
 
+/* Where a walk over the windows map is (see next_open_window()). */
+struct window_cursor {
+	__u64 key;
+	bool started;
+};
+
+/*
+ * The next open window of the map into @win, its key in @c->key; false
+ * at the end.  Records gone meanwhile, and closed ones (start_ns 0: a
+ * thread's record stays between its windows), are skipped.
+ */
+static bool next_open_window(int map_fd, struct window_cursor *c, struct pksfault_window *win)
+{
+	__u64 next;
+
+	while (!bpf_map_get_next_key(map_fd, c->started ? &c->key : NULL, &next)) {
+		c->key = next;
+		c->started = true;
+		if (!bpf_map_lookup_elem(map_fd, &next, win) && win->start_ns)
+			return true;
+	}
+	return false;
+}
+
 static int find_reported(const struct pksfault_windows *w, __u32 tid, __u64 start_ns)
 {
 	int i;
@@ -83,16 +107,12 @@ bool windows_closed(struct pksfault_windows *w, __u32 tid, __u64 start_ns)
  */
 static void prune_reported(struct pksfault_windows *w)
 {
+	struct window_cursor c = {};
 	struct pksfault_window win;
-	__u64 key, *prev = NULL, next;
 	bool alive[WINDOWS_REPORTED_MAX] = { false };
 	int i, n = 0;
 
-	while (!bpf_map_get_next_key(w->map_fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(w->map_fd, &key, &win) || !win.start_ns)
-			continue;	/* gone, or closed: not alive */
+	while (next_open_window(w->map_fd, &c, &win)) {
 		i = find_reported(w, win.tid, win.start_ns);
 		if (i >= 0)
 			alive[i] = true;
@@ -106,16 +126,12 @@ static void prune_reported(struct pksfault_windows *w)
 void windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
 		   struct pksfault_report *r, FILE *f, uint64_t now_ns)
 {
+	struct window_cursor c = {};
 	struct pksfault_window win;
-	__u64 key, *prev = NULL, next;
 
 	if (!w->leak_ns)
 		return;
-	while (!bpf_map_get_next_key(w->map_fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(w->map_fd, &key, &win) || !win.start_ns)
-			continue;	/* gone meanwhile, or closed */
+	while (next_open_window(w->map_fd, &c, &win)) {
 		if (now_ns <= win.start_ns || now_ns - win.start_ns <= w->leak_ns ||
 		    find_reported(w, win.tid, win.start_ns) >= 0)
 			continue;
@@ -127,7 +143,7 @@ void windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
 		w->reported[w->nr_reported].start_ns = win.start_ns;
 		w->nr_reported++;
 		r->leaks_reported_open++;
-		holder_stack(w, key, &win);
+		holder_stack(w, c.key, &win);
 		pksfault_print_open(f, env, &win, now_ns, true);
 	}
 }
@@ -135,18 +151,14 @@ void windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
 void windows_list_open(struct pksfault_windows *w, const struct pksfault_env *env,
 		       struct pksfault_report *r, FILE *f, uint64_t now_ns, bool print)
 {
+	struct window_cursor c = {};
 	struct pksfault_window win;
-	__u64 key, *prev = NULL, next;
 
-	while (!bpf_map_get_next_key(w->map_fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(w->map_fd, &key, &win) || !win.start_ns)
-			continue;	/* gone meanwhile, or closed */
+	while (next_open_window(w->map_fd, &c, &win)) {
 		report_add_open(r, now_ns > win.start_ns ? now_ns - win.start_ns : 0);
 		if (!print)
 			continue;
-		holder_stack(w, key, &win);
+		holder_stack(w, c.key, &win);
 		pksfault_print_open(f, env, &win, now_ns, false);
 	}
 }
