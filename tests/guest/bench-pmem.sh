@@ -38,10 +38,12 @@ warm() {	# FILE [ENGINE]
 	fio_job 2 "$@" >/dev/null
 }
 
+# The pair against page_address() alone, timed in alternating blocks by
+# the hook itself: the ratio, and each side's ns per call.
 kmapbench() {
 	[ -e "$HOOK" ] || return 0
 	echo "kmapbench 2000000" >"$HOOK"
-	sed -n 's/.*ns_per_pair=\([0-9.]*\) static_branch=\([01]\).*/BENCH kmap_ns_branch\2=\1/p' "$HOOK"
+	sed -n 's/.*ns_per_pair=\([0-9.]*\) ns_per_page_address=\([0-9.]*\) ratio=\([0-9.]*\) static_branch=\([01]\).*/BENCH kmap_ns_branch\4=\1\nBENCH kmap_addr_ns_branch\4=\2\nBENCH kmap_ratio_branch\4=\3/p' "$HOOK"
 }
 
 # What one window (two WRMSR to PKRS) costs: under TCG each PKRS write
