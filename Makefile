@@ -11,7 +11,7 @@ DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	xfsprogs stress-ng dmsetup \
 	gcc-mips64el-linux-gnuabi64 gcc-aarch64-linux-gnu prometheus-node-exporter sparse bpftrace
 
-.PHONY: all deps kernel guest-bins tools run shell test bench stress \
+.PHONY: all deps kernel guest-bins tools floor run shell test bench stress \
 	check-series export clean
 
 all: kernel guest-bins tools
@@ -49,8 +49,12 @@ test: deps
 	tests/run.sh
 
 # On its own kernel without the debug checks (build/kobj-bench).
-bench: guest-bins tools
+bench: guest-bins tools floor
 	tests/bench.sh
+
+# make bench's floor: empty BPF programs on the window events.
+floor: kernel
+	$(MAKE) -C tests/floor
 
 # Everything at once in one guest, bounded (10 minutes), self-checking.
 # Like every guest run, on the test kernel: lockdep, DEBUG_ENTRY and the

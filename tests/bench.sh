@@ -352,6 +352,7 @@ report=$run_dir/report.md
 	pair "ext4-dax, protection on vs off" pmem-on:ext4dax_iops pmem-off:ext4dax_iops
 	pair "devdax, protection on vs off" pmem-on:devdax_iops pmem-off:devdax_iops
 	pair "raw pmem, pks tracepoints on vs off (same boot)" pmem-on:raw_iops_tracepoints_on pmem-on:raw_iops
+	pair "ext4-dax, two empty BPF programs on the window events vs not: the floor for any tool that runs per window (same boot, median)" pkstop:fio_iops_with_floor pkstop:fio_iops_without_pkstop
 	pair "ext4-dax, pkstop running vs not (same boot, median of its rounds)" pkstop:fio_iops_with_pkstop pkstop:fio_iops_without_pkstop
 	pair "ext4-dax, a bpftrace one-liner counting the same events per thread vs not (same boot, median)" pkstop:fio_iops_with_bpftrace pkstop:fio_iops_without_pkstop
 	pair "ext4-dax, pkstop vs that bpftrace one-liner (same boot, median; target: at least 1)" pkstop:fio_iops_with_pkstop pkstop:fio_iops_with_bpftrace

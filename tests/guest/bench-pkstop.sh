@@ -1,12 +1,13 @@
 #!/bin/bash
 # What pkstop costs: fio throughput on ext4-dax with pkstop running vs not,
-# and vs the bpftrace one-liner a user would otherwise reach for, counting
-# the same events per thread (same boot; pkstop runs second of the three
-# in every round, and which of the other two goes first flips every round
-# and every run, PKS_GUEST_BENCH_RUN); and the CPU time pkstop and
-# bpftrace use per 1 s interval, idle and under fio.  Prints "BENCH
-# name=value" lines (the format of bench-pmem.sh, which tests/bench.sh
-# parses).
+# vs the bpftrace one-liner a user would otherwise reach for, counting the
+# same events per thread, and vs two empty programs on the window events
+# (tests/floor/), the floor for any tool that runs per window (same boot;
+# pkstop runs in the middle of every round, and the round's order flips
+# every round and every run, PKS_GUEST_BENCH_RUN); and the CPU time
+# pkstop and bpftrace use per 1 s interval, idle and under fio.  Prints
+# "BENCH name=value" lines (the format of bench-pmem.sh, which
+# tests/bench.sh parses).
 #   bench-pkstop.sh [FIO_SECONDS] [ROUNDS]
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, ns_mode
@@ -115,6 +116,26 @@ start_bpftrace idle
 sleep "$RUNTIME"
 stop_bpftrace idle
 
+# The floor: empty programs on the two window events (tests/floor/).
+FLOOR=${FLOOR:-$ROOT/build/floor/floor}
+with_floor() {
+	local fl
+	"$FLOOR" >"$OUT/floor.out" 2>&1 &
+	fl=$!
+	for _ in $(seq 100); do
+		grep -q '^attached' "$OUT/floor.out" && break
+		kill -0 "$fl" 2>/dev/null || break
+		sleep 0.1
+	done
+	if grep -q '^attached' "$OUT/floor.out"; then
+		fl_iops+=("$(fio_iops)")
+	else
+		echo "BENCH floor_error=$(head -c 200 "$OUT/floor.out" | tr '\n' ' ')"
+	fi
+	kill "$fl" 2>/dev/null
+	wait "$fl" 2>/dev/null
+}
+
 # One fio without pkstop, one with it running (its CPU time under fio).
 without_pkstop() { off+=("$(fio_iops)"); }
 with_pkstop() {
@@ -127,17 +148,19 @@ with_bpftrace() {
 	bt+=("$(fio_iops)")
 	stop_bpftrace "fio$1"
 }
-off=() on=() bt=()
+off=() on=() bt=() fl_iops=()
 for r in $(seq "$ROUNDS"); do
 	if baseline_first "$r"; then
-		echo "BENCH pkstop_order_round$r=without,pkstop,bpftrace"
+		echo "BENCH pkstop_order_round$r=without,floor,pkstop,bpftrace"
 		without_pkstop
+		with_floor
 		with_pkstop "$r"
 		with_bpftrace "$r"
 	else
-		echo "BENCH pkstop_order_round$r=bpftrace,pkstop,without"
+		echo "BENCH pkstop_order_round$r=bpftrace,pkstop,floor,without"
 		with_bpftrace "$r"
 		with_pkstop "$r"
+		with_floor
 		without_pkstop
 	fi
 done
@@ -149,7 +172,10 @@ echo "BENCH fio_iops_with_pkstop=${m_on:-failed} (runs: ${on[*]})"
 m_bt=$(median_of "${bt[@]}")
 echo "BENCH fio_iops_with_bpftrace=${m_bt:-failed} (runs: ${bt[*]})"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", a / b; else print "n/a" }'; }
+m_fl=$(median_of "${fl_iops[@]}")
+echo "BENCH fio_iops_with_floor=${m_fl:-failed} (runs: ${fl_iops[*]})"
 echo "BENCH fio_ratio_with_vs_without_pkstop=$(ratio "$m_on" "$m_off")"
+echo "BENCH fio_ratio_with_vs_without_floor=$(ratio "$m_fl" "$m_off")"
 echo "BENCH fio_ratio_with_vs_without_bpftrace=$(ratio "$m_bt" "$m_off")"
 # Above 1: fio ran faster beside pkstop than beside the one-liner.
 echo "BENCH fio_ratio_pkstop_vs_bpftrace=$(ratio "$m_on" "$m_bt")"
