@@ -28,3 +28,19 @@ series_id() {
 # The last `make check-series` result, committed so a fresh clone's
 # make test can tell whether it covers the series it tests.
 BISECT_RESULT=${PKS_BISECT_RESULT:-$ROOT/tests/check-series.last}
+
+# ext_module OUT SRCDIR [EXTRA_KBUILD_LINE]: build the out-of-tree module
+# in SRCDIR (its Kbuild and *.c) against our kernel, in OUT (wiped first).
+# modules_prepare first: bzImage alone leaves out what external modules
+# link with (the module linker script, modpost's helpers); a few seconds
+# on a built tree.
+ext_module() {
+	local out=$1 src=$2
+	rm -rf "$out"
+	mkdir -p "$out"
+	cp "$src/Kbuild" "$src"/*.c "$out/"
+	[ -z "${3:-}" ] || echo "$3" >>"$out/Kbuild"
+	export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+	make -s -C "$KSRC" O="$KOBJ" CC="ccache gcc" modules_prepare
+	make -s -C "$KSRC" O="$KOBJ" CC="ccache gcc" M="$out" modules
+}

@@ -22,3 +22,6 @@ build test_pks "$st/x86/test_pks.c"
 build protection_keys "$st/vm/protection_keys.c" -mxsave
 # For the CO-RE tests: a kernel BTF without a member (see its comment).
 build btf_without "$ROOT/tests/guest/btf_without.c" -lbpf -lelf -lz -lzstd
+# The project's own device-memory hooks, an out-of-tree module that the
+# guest scripts load (tests/hooks).
+"$ROOT/tests/hooks/build.sh"

@@ -22,7 +22,6 @@ section "Emulated NVDIMM"
 ndctl list -N 2>/dev/null || true
 ls -l /dev/pmem* 2>/dev/null || true
 
-HOOK=$DBG/pks_dev_access
 if [ -e "$HOOK" ]; then
 	section "Persistent memory under the Device Memory key"
 	ns_mode fsdax mem &&
@@ -53,8 +52,8 @@ if [ -e "$HOOK" ] && [ -x "$TOOLS/pkstop" ] && [ -x "$TOOLS/pksfault" ]; then
 	mount -o dax /dev/pmem0 /mnt/pmem
 	fio --name=demo --filename=/mnt/pmem/fio.dat --size=64M --rw=randrw --bs=4k \
 		--ioengine=psync --time_based --runtime=6 --eta=never --output=/dev/null &
-	echo "windows 3 100 6" >"$HOOK" && echo "  $(cat "$HOOK")"
-	echo "leak 6000" >"$HOOK" && echo "  $(cat "$HOOK")"
+	echo "windows 3 100 6" >"$HOOKS" && echo "  $(cat "$HOOKS")"
+	echo "leak 6000" >"$HOOKS" && echo "  $(cat "$HOOKS")"
 	"$TOOLS/pkstop" -b -r 8 1 3 | sed 's/^/  /'
 	wait
 	section "pksfault as a CI gate: a clean command, then one that writes to pmem without a window"

@@ -24,7 +24,9 @@
 #                   API (iommu_platform=on): with swiotlb=force on the
 #                   command line, all its I/O is bounced
 #   --allow-taint M taint flags (mask) the run may leave; default TAINT_TEST
-#                   (1<<18): KUnit runs at every boot
+#                   (1<<18): KUnit runs at every boot, and TAINT_OOT_MODULE
+#                   (1<<12): the guest scripts load the project's own
+#                   out-of-tree test hooks (tests/hooks)
 #   --quiet         do not echo the output and console to stdout
 #   --shell         interactive shell instead of SCRIPT (developers)
 #
@@ -38,7 +40,7 @@ KERNEL=${PKS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
 
 cpu=max timeout=300 log=$BUILD/vm/job.log append="" quiet=0 shell=0
 fault_mode=memremap.pks_fault_mode=strict
-allow_taint=$((1 << 18)) disk=""
+allow_taint=$(((1 << 18) | (1 << 12))) disk=""
 pmem=$BUILD/vm/pmem0.img
 while [ $# -gt 0 ]; do
 	case "$1" in

@@ -41,7 +41,7 @@ window_rate() {
 	"$PKSFAULT" --leak 0 --json -d $((secs + 2)) >"$OUT/w.json" 2>"$OUT/w.err" &
 	pid=$!
 	attached "$OUT/w.err" || { echo "BENCH pksfault_windows_hz${hz} attach-failed"; return; }
-	echo "windows 1 $hz $secs" >"$HOOK"
+	echo "windows 1 $hz $secs" >"$HOOKS"
 	wait "$pid"
 	seen=$(grep -c '"type":"leak"' "$OUT/w.json")
 	counted=$(summary_field "$OUT/w.json" windows_closed 2>/dev/null)

@@ -42,16 +42,16 @@ warm() {	# FILE [ENGINE]
 # the hook itself: the ratio, and each side's ns per call.
 kmapbench() {
 	[ -e "$HOOK" ] || return 0
-	echo "kmapbench 2000000" >"$HOOK"
-	sed -n 's/.*ns_per_pair=\([0-9.]*\) ns_per_page_address=\([0-9.]*\) ratio=\([0-9.]*\) static_branch=\([01]\).*/BENCH kmap_ns_branch\4=\1\nBENCH kmap_addr_ns_branch\4=\2\nBENCH kmap_ratio_branch\4=\3/p' "$HOOK"
+	echo "kmapbench 2000000" >"$HOOKS"
+	sed -n 's/.*ns_per_pair=\([0-9.]*\) ns_per_page_address=\([0-9.]*\) ratio=\([0-9.]*\) static_branch=\([01]\).*/BENCH kmap_ns_branch\4=\1\nBENCH kmap_addr_ns_branch\4=\2\nBENCH kmap_ratio_branch\4=\3/p' "$HOOKS"
 }
 
 # What one window (two WRMSR to PKRS) costs: under TCG each PKRS write
 # also flushes QEMU's software TLB.
 windowbench() {
 	[ -e "$HOOK" ] || return 0
-	echo "windowbench 20000" >"$HOOK"
-	sed -n 's/.*ns_per_pair=\([0-9.]*\).*/BENCH window_ns=\1/p' "$HOOK"
+	echo "windowbench 20000" >"$HOOKS"
+	sed -n 's/.*ns_per_pair=\([0-9.]*\).*/BENCH window_ns=\1/p' "$HOOKS"
 }
 
 # PKRS writes per pmem request: count WRMSR(PKRS) with the msr tracepoint

@@ -10,12 +10,14 @@ demo_pkstop() {
 	local root pkstop hook
 	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 	pkstop=${PKSTOP:-$root/build/tools/pkstop}
-	hook=/sys/kernel/debug/x86/pks_dev_access
+	hook=/sys/kernel/debug/pks_hooks	# the project's hooks (tests/hooks)
 	printf '\n=== %s\n' "pkstop: protection keys per thread (build/tools/pkstop)"
 	if [ ! -x "$pkstop" ]; then
 		echo "(pkstop not built: make -C pkstop)"
 		return 0
 	fi
+	[ -e "$hook" ] || [ ! -e /sys/kernel/debug/x86/pks_dev_access ] ||
+		insmod "$root/build/hooks/pks_hooks.ko" || true
 	if [ -e "$hook" ]; then
 		# A thread opening 3 nested windows 100 times a second, and one
 		# that opens a window and sleeps on it (a leak) for 4 s.

@@ -111,8 +111,19 @@ ns_start() {	# NAMESPACE: its physical start (hex) from /proc/iomem
 	awk -F' : ' -v ns="$1" '$2 == ns { split($1, r, "-"); gsub(/ /, "", r[1]); print r[1]; exit }' /proc/iomem
 }
 
-# The device-memory test hooks (lib/pks/dev_access_test.c).
+# The device-memory checks the series carries (lib/pks/dev_access_test.c:
+# inject, nest, kmap), and the project's own hooks for everything else
+# (tests/hooks/pks_hooks.c, out of tree: workloads, benchmarks,
+# provocations), loaded here wherever the kernel's own exist, so that a
+# script can use either at once, even after a suspend has taken the 9p
+# root away.  Loading it taints the kernel O (out of tree): vm/run.sh
+# allows that taint, and only that module can cause it.
 HOOK=$DBG/pks_dev_access
+HOOKS=/sys/kernel/debug/pks_hooks
+if [ -e "$HOOK" ] && [ ! -e "$HOOKS" ]; then
+	insmod "$(dirname "$GUEST_BIN")/hooks/pks_hooks.ko" ||
+		echo "# pks_hooks.ko did not load: the hooks' commands will fail"
+fi
 
 # Injection target: 16 MiB at 64 MiB into the namespace, past the pfn
 # info block and any memmap reserved on the device.
@@ -121,7 +132,9 @@ INJ_LEN=1000000	# hex: 16 MiB
 INJ_N=200
 
 hook() {	# COMMAND...: run a test-hook command, print its result
-	echo "$*" >"$HOOK" && cat "$HOOK"
+	local file=$HOOKS
+	case "$1" in inject | nest | kmap) file=$HOOK ;; esac
+	echo "$*" >"$file" && cat "$file"
 }
 
 # Checksum of the first 96 MiB of a device (devdax only supports mmap).

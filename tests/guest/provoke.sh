@@ -20,7 +20,7 @@ check "fsdax namespace (a protected pgmap)" ns_mode fsdax mem
 unbalanced() {
 	local counter=/sys/kernel/debug/dev_access/unbalanced_closes before after rc
 	local pksfault=$ROOT/build/tools/pksfault out=/tmp/unbalanced
-	local twice="echo unbalanced >$HOOK; cat $HOOK; echo unbalanced >$HOOK; cat $HOOK"
+	local twice="echo unbalanced >$HOOKS; cat $HOOKS; echo unbalanced >$HOOKS; cat $HOOKS"
 	before=$(cat "$counter")
 	rc=0
 	"$pksfault" --json -- sh -c "$twice" >"$out.json" 2>"$out.err" || rc=$?
@@ -33,17 +33,17 @@ summ = [d for d in docs if d.get("type") == "summary"][-1]
 print("# %d records, summary unbalanced_closes=%s verdict=%s" %
       (len(recs), summ.get("unbalanced_closes"), summ["verdict"]))
 assert len(recs) == 2, recs
-# The hook (run_unbalanced) may be inlined into its debugfs write.
-assert all(r["closed_by"].startswith(("run_unbalanced", "dev_access_test_write")) and r["stack"]
+# The hook (run_unbalanced) may be inlined into its command's dispatch.
+assert all(r["closed_by"].startswith(("run_unbalanced", "run_command", "pks_hooks_write")) and r["stack"]
            for r in recs), recs
 assert summ["unbalanced_closes"] == 2 and summ["verdict"] == "found" and summ["exit"] == 1
 assert sys.argv[2] == "1"
 PY
 	rc=0
-	"$pksfault" -- sh -c "echo unbalanced >$HOOK" >"$out.txt" 2>&1 || rc=$?
+	"$pksfault" -- sh -c "echo unbalanced >$HOOKS" >"$out.txt" 2>&1 || rc=$?
 	sed 's/^/# /' "$out.txt" | grep -E 'UNBALANCED|result' || true
 	check "pksfault text: an UNBALANCED line, 'result: FOUND ... 1 unbalanced closes', exit 1" \
-		bash -c "[ $rc = 1 ] && grep -qE ' UNBALANCED .*closed_by=(run_unbalanced|dev_access_test_write)' '$out.txt' &&
+		bash -c "[ $rc = 1 ] && grep -qE ' UNBALANCED .*closed_by=(run_unbalanced|run_command|pks_hooks_write)' '$out.txt' &&
 			grep -q '^result: FOUND 0 faults, 0 leaks, 1 unbalanced closes' '$out.txt'"
 	after=$(cat "$counter")
 	check "debugfs unbalanced_closes counted all three ($before -> $after)" \

@@ -181,8 +181,9 @@ s3_last() {
 		fail "S3 suspend and resume (rtcwake exit $rc, suspend_stats/success $before -> $after)"
 
 	builtin_hook() {	# COMMAND...: hook() without cat
-		local out
-		echo "$*" >"$HOOK" && read -r out <"$HOOK" && echo "$out"
+		local out file=$HOOKS
+		[ "$1" = inject ] && file=$HOOK
+		echo "$*" >"$file" && read -r out <"$file" && echo "$out"
 	}
 	resumed_pkrs_default() {
 		local cpu msr cache n=0 out

@@ -85,7 +85,7 @@ exec 3>&-
 # pair writes PKRS.
 # The caller is the function the call sits in after inlining: run_nest()
 # is inlined into the debugfs handler.
-nest='(run_nest|dev_access_test_write)'
+nest='(run_nest|run_command|dev_access_test_write)'
 trace_start pks_update_protection dev_access_enable dev_access_disable
 hook nest "$phys" >/dev/null
 expect "windows nested to depth 2, PKRS written by the outer pair" \

@@ -6,29 +6,17 @@
 set -euo pipefail
 . "$(dirname "$0")/../../kernel/lib.sh"
 
-out=$BUILD/module
-rm -rf "$out"
-mkdir -p "$out"
-cp "$ROOT/tests/module/Kbuild" "$ROOT/tests/module/kmap_nongpl.c" "$out/"
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
-# bzImage alone leaves out what external modules link with (the module
-# linker script, modpost's helpers): a few seconds on a built tree.
-make -s -C "$KSRC" O="$KOBJ" CC="ccache gcc" modules_prepare
-make -s -C "$KSRC" O="$KOBJ" CC="ccache gcc" M="$out" modules
-modinfo -F license "$out/kmap_nongpl.ko" | grep -qx Proprietary ||
+ext_module "$BUILD/module" "$ROOT/tests/module"
+modinfo -F license "$BUILD/module/kmap_nongpl.ko" | grep -qx Proprietary ||
 	die "kmap_nongpl.ko does not say it is non-GPL"
-echo "built $out/kmap_nongpl.ko (license: Proprietary)"
+echo "built $BUILD/module/kmap_nongpl.ko (license: Proprietary)"
 
 # The check can fail: the same module with kmap_local_page() calling the
 # GPL-only window API, as the inlines did before, must be refused.
 old=$BUILD/module-old-inlines
-rm -rf "$old"
-mkdir -p "$old"
-cp "$ROOT/tests/module/Kbuild" "$ROOT/tests/module/kmap_nongpl.c" "$old/"
-echo 'ccflags-y := -DKMAP_NONGPL_OLD_INLINES' >>"$old/Kbuild"
-if make -s -C "$KSRC" O="$KOBJ" CC="ccache gcc" M="$old" modules >"$old/log" 2>&1; then
+if ext_module "$old" "$ROOT/tests/module" 'ccflags-y := -DKMAP_NONGPL_OLD_INLINES' >"$BUILD/module-old.log" 2>&1; then
 	die "modpost accepted a non-GPL module calling dev_access_enable()"
 fi
-grep -q "GPL-incompatible module kmap_nongpl.ko uses GPL-only symbol 'dev_access_enable'" "$old/log" ||
-	{ cat "$old/log" >&2; die "the old-inlines variant failed for another reason"; }
+grep -q "GPL-incompatible module kmap_nongpl.ko uses GPL-only symbol 'dev_access_enable'" "$BUILD/module-old.log" ||
+	{ cat "$BUILD/module-old.log" >&2; die "the old-inlines variant failed for another reason"; }
 echo "refused, as it must be: the variant calling the GPL-only dev_access_enable() (modpost)"
