@@ -81,7 +81,7 @@ for n, line in enumerate(open(path), 1):
         sys.exit(f"line {n} is not JSON ({e}): {line!r}")
 by = lambda t: [o for o in ev if o.get("type") == t]
 # run_inject, or the hook's write handler when the compiler inlined it there
-INJECTORS = ("run_inject", "dev_access_test_write")
+INJECTORS = ("run_inject", "run_command", "dev_access_test_write")
 sums = by("summary")
 if len(sums) != 1:
     sys.exit(f"{len(sums)} summary objects")
@@ -199,7 +199,7 @@ injection() {
 	local n
 	n=$(grep -c " FAULT .* read addr=0x[0-9a-f]* dev=namespace0\.0+0x[0-9a-f]* key=$key (Device Memory) pkrs=0x55555554 .* mode=strict outcome=fixed_up" "$OUT/read.out")
 	[ "$n" = "$INJ_N" ] && grep -q '^    ip: copy_from_kernel_nofault+0x' "$OUT/read.out" &&
-		grep -qE '^      (run_inject|dev_access_test_write)\+0x' "$OUT/read.out" &&
+		grep -qE '^      (run_inject|run_command|dev_access_test_write)\+0x' "$OUT/read.out" &&
 		grep -q "^faults: $INJ_N (fixed_up $INJ_N" "$OUT/read.out" &&
 		pass "text: $INJ_N stray reads -> $INJ_N FAULT lines with device, owner, PKRS, ip and stack" ||
 		{ fail "text: stray reads ($n FAULT lines)"; show read; }
@@ -248,7 +248,7 @@ relaxed() {
 # is inlined into the debugfs handler).
 hold_stack() {
 	if grep -A14 ' LEAK .* comm=sh .* held so far' "$OUT/$1.out" |
-		sed -n "/^    $2:/,\$p" | grep -Eq '^      (run_hold|dev_access_test_write)\+0x'; then
+		sed -n "/^    $2:/,\$p" | grep -Eq '^      (run_hold|run_command|pks_hooks_write)\+0x'; then
 		pass "$3"
 	else
 		fail "$3"
@@ -285,7 +285,7 @@ leaks() {
 	leak_before_attach
 
 	# A window still open when tracing ends is listed with its age.
-	pf open --leak 100 --json -- sh -c "echo leak 4000 >$HOOK; sleep 1"
+	pf open --leak 100 --json -- sh -c "echo leak 4000 >$HOOKS; sleep 1"
 	expect_rc open 1 "leak: a window still open at exit past the threshold fails the gate"
 	if out=$(jcheck "$OUT/open.out" \
 		"any(o['comm'] == 'pks-leak' and o['still_open'] and o['held_ms'] > 500 and o['opened_by'].startswith('leak_thread') for o in by('open_window'))" \
@@ -301,19 +301,19 @@ leaks() {
 	# A synchronous hold in the command itself.  Found open by a sweep:
 	# its stack is the holder's now, asleep inside the hook's window;
 	# with --open-stacks, the opener's, taken when the window opened.
-	pf hold --leak 100 -- sh -c "echo hold 300 >$HOOK; cat $HOOK"
+	pf hold --leak 100 -- sh -c "echo hold 300 >$HOOKS; cat $HOOKS"
 	expect_rc hold 1 "leak: a window held 300 ms by the command is a leak at 100 ms"
 	hold_stack hold "held at (holder's stack now)" \
 		"leak: found open, reported with the holder's stack now (the hook's window)"
-	pf hold3 --leak 100 --open-stacks -- sh -c "echo hold 300 >$HOOK; cat $HOOK"
+	pf hold3 --leak 100 --open-stacks -- sh -c "echo hold 300 >$HOOKS; cat $HOOKS"
 	expect_rc hold3 1 "leak: --open-stacks, the same hold is a leak"
 	hold_stack hold3 "opened at" \
 		"leak: --open-stacks reports the opener's stack (the hook's dev_access_enable call)"
-	pf hold2 --leak 1000 -- sh -c "echo hold 300 >$HOOK; cat $HOOK"
+	pf hold2 --leak 1000 -- sh -c "echo hold 300 >$HOOKS; cat $HOOKS"
 	expect_rc hold2 0 "leak: the same window under a 1000 ms threshold is clean"
 
 	# Histogram of window durations while the windows kthread runs.
-	pf hist --hist --json -- sh -c "echo windows 2 200 2 >$HOOK; cat $HOOK; sleep 3"
+	pf hist --hist --json -- sh -c "echo windows 2 200 2 >$HOOKS; cat $HOOKS; sleep 3"
 	if out=$(jcheck "$OUT/hist.out" "s['windows_closed'] >= 100" \
 		"sum(b['count'] for b in s['hist_usecs']) == s['windows_closed']" \
 		"s['lost_events'] == 0" 2>&1) && [ "$rc" = 0 ]; then
