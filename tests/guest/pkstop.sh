@@ -200,9 +200,10 @@ irq_isolation() {
 	local pk out rc=0
 	"$PKSTOP" --json 1 3 >"$OUT/irq.json" 2>&1 &
 	pk=$!
-	sleep 1.3
-	echo "irq $(printf '%x' $((0x$(ns_phys) + (64 << 20))))" >"$HOOK"
-	out=$(cat "$HOOK")
+	# Not a fixed sleep: attaching takes seconds on a busy TCG host.
+	first_interval "$OUT/irq.json"
+	echo "irq $(printf '%x' $((0x$(ns_phys) + (64 << 20))))" >"$HOOKS"
+	out=$(cat "$HOOKS")
 	echo "# $out"
 	wait "$pk" || rc=$?
 	check "irq hook ran during pkstop (pkstop exit $rc)" \
@@ -238,10 +239,10 @@ softirq_rows() {
 	local pk out rc=0
 	"$PKSTOP" --json 1 3 >"$OUT/softirq.json" 2>&1 &
 	pk=$!
-	sleep 1.3
+	first_interval "$OUT/softirq.json"
 	# echo is a builtin: the write, and the hook's window, are this shell's.
-	echo "softirq $(printf '%x' $((0x$(ns_phys) + (64 << 20))))" >"$HOOK"
-	out=$(cat "$HOOK")
+	echo "softirq $(printf '%x' $((0x$(ns_phys) + (64 << 20))))" >"$HOOKS"
+	out=$(cat "$HOOKS")
 	echo "# $out"
 	wait "$pk" || rc=$?
 	check "softirq: events land on the CPU's softirq row, not the interrupted thread's (pkstop exit $rc)" \
@@ -435,9 +436,9 @@ full() {
 	local pk=$! leak win t_leak rc=0 phys
 	sleep 1.5
 	t_leak=$(date +%s.%N)
-	echo "leak 30000" >"$HOOK" && leak=$(cat "$HOOK")
+	echo "leak 30000" >"$HOOKS" && leak=$(cat "$HOOKS")
 	echo "# $leak"
-	echo "windows 3 200 6" >"$HOOK" && win=$(cat "$HOOK")
+	echo "windows 3 200 6" >"$HOOKS" && win=$(cat "$HOOKS")
 	echo "# $win"
 	fio --name=pkstop --filename="$MNT/fio.dat" --size=32M --rw=randrw --bs=4k \
 		--ioengine=psync --direct=1 --time_based --runtime=5 --randrepeat=1 \
