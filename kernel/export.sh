@@ -17,7 +17,7 @@ mkdir -p "$PATCHES"
 # byte-identical, so git diff shows only real changes; so does a fixed
 # abbreviation length (git picks one from the object count otherwise).
 git -C "$tree" -c core.abbrev=9 format-patch -q --cover-letter --zero-commit --no-signature \
-	--subject-prefix="PATCH RFC v3" -o "$PATCHES" base..HEAD
+	--subject-prefix="RFC PATCH pks-6.1" -o "$PATCHES" base..HEAD
 
 cover_patch=$(ls "$PATCHES"/0000-cover-letter.patch)
 python3 - "$cover_patch" "$cover" "$(git -C "$tree" log -1 --format=%aD)" <<'PY'

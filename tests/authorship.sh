@@ -31,7 +31,7 @@ def check(ok, desc, why=""):
 seen, own_bad = set(), []
 for path in sys.argv[2:]:
     msg = email.message_from_binary_file(open(path, "rb"), policy=email.policy.default)
-    subject = re.sub(r"^\[PATCH[^]]*\]\s*", "", str(msg["Subject"]))
+    subject = re.sub(r"^\[[^]]*PATCH[^]]*\]\s*", "", str(msg["Subject"]))
     author = str(msg["From"])
     body = msg.get_payload(decode=True).decode("utf-8", "replace").split("\n---\n")[0]
     trailers = [l for l in body.splitlines()

@@ -215,7 +215,7 @@ for r in $(seq "$runs"); do
 	for side in $(in_order "$r" on off); do
 		pmem_side "$r" "$side"
 	done
-	guest_bench "$r" pksfault on bench-pksfault.sh
+	guest_bench "$r" pksfault on bench-pksfault.sh --append memremap.pks_fault_mode_weaken=1
 	guest_bench "$r" pkstop on bench-pkstop.sh
 done
 

@@ -255,25 +255,28 @@ lane1() {
 	pmem_suite realpaths "" "$guest/realpaths.sh"
 	# A non-GPL module: taints P (proprietary) and O (out of tree), allowed.
 	pmem_suite module "--allow-taint $(((1 << 0) | (1 << 12) | (1 << 18)))" "$guest/module.sh"
-	pmem_suite isolation "--kernel-fault-mode" "$guest/isolation.sh" full
+	# Suites that go back from strict to relaxed at run time need the
+	# command line's permission (memremap.pks_fault_mode_weaken=1).
+	pmem_suite isolation "--kernel-fault-mode $weaken" "$guest/isolation.sh" full
 	pmem_suite tracepoints "--append trace_event=pks:pks_key_alloc --append trace_clock=global" \
 		"$guest/tracepoints.sh"
 	pmem_suite garbage "--kernel-fault-mode --append dev_access_protection=bogus --append memremap.pks_fault_mode=bogus" \
 		"$guest/garbage.sh"
 	# The tools on a CPU without PKS (lane 2 has them with PKS).
 	pmem_suite nopks-pkstop "--no-pks" "$guest/pkstop.sh" nopks
-	pmem_suite nopks-pksfault "--no-pks" "$guest/pksfault.sh" nopks
+	pmem_suite nopks-pksfault "--no-pks $weaken" "$guest/pksfault.sh" nopks
 }
+weaken="--append memremap.pks_fault_mode_weaken=1"
 # Lane 2: real workloads, the tools with PKS, and everything at once.
 lane2() {
 	local disk=$BUILD/vm/bounce.img
 	# Real workloads on every namespace type under the pksfault gate,
 	# relaxed mode then strict; a disk whose I/O swiotlb bounces.
 	rm -f "$disk"
-	pmem_suite workloads "--disk $disk --append swiotlb=force" "$guest/workloads.sh"
+	pmem_suite workloads "--disk $disk --append swiotlb=force $weaken" "$guest/workloads.sh"
 	rm -f "$disk"
 	pmem_suite pkstop "" "$guest/pkstop.sh" full
-	pmem_suite pksfault "" "$guest/pksfault.sh"
+	pmem_suite pksfault "$weaken" "$guest/pksfault.sh"
 	# Everything at once (make stress runs it for 240 s).
 	PKS_GUEST_STRESS_SECONDS=${PKS_GUEST_STRESS_SECONDS:-30} \
 		pmem_suite stress "" "$guest/stress.sh"
