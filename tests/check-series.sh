@@ -21,6 +21,20 @@ start=$(date +%s)
 commits=$(git -C "$KSRC" rev-list --count base..HEAD)
 steps=$((2 * commits))
 
+# A run stopped early (the session ended, the machine was needed) resumes
+# after the last step its record says passed, for the same series: the
+# steps are in order, and a passed step never needs building again.
+# PKS_CHECK_SERIES_RESTART=1 starts over.
+skip=0 earlier=0
+if [ "${PKS_CHECK_SERIES_RESTART:-0}" != 1 ] && [ -r "$BISECT_RESULT" ] &&
+	grep -qx "series: $(series_id)" "$BISECT_RESULT" && ! grep -q '^failed: ' "$BISECT_RESULT"; then
+	skip=$(sed -n 's/^steps passed in order: \([0-9]*\)$/\1/p' "$BISECT_RESULT")
+	skip=${skip:-0}
+	earlier=$(sed -n 's/^seconds so far: \([0-9]*\)$/\1/p' "$BISECT_RESULT")
+	earlier=${earlier:-0}
+	[ "$skip" = 0 ] || echo "# check-series: resuming after step $skip of $steps (recorded)"
+fi
+
 # The record make test reports (tests/run.sh): commit it with the series.
 # Rewritten after every step, so that a run stopped early says how far
 # it got (on this machine the whole run takes hours).
@@ -30,8 +44,10 @@ record() {
 		echo "series: $(series_id)"
 		echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
 		echo "commits: $commits, configs: pks nopks"
-		echo "result: $TEST_PASSED passed, $TEST_FAILED failed, in $(($(date +%s) - start)) s" \
-			"$([ "$done" -lt "$steps" ] && echo "(stopped after $done of $steps steps)")"
+		echo "result: $((skip + TEST_PASSED)) passed, $TEST_FAILED failed, in $((earlier + $(date +%s) - start)) s" \
+			"$([ "$((skip + done))" -lt "$steps" ] && echo "(stopped after $((skip + done)) of $steps steps)")"
+		echo "steps passed in order: $((TEST_FAILED ? skip + first_fail : skip + done))"
+		echo "seconds so far: $((earlier + $(date +%s) - start))"
 		for f in "${failed[@]}"; do
 			echo "failed: $f"
 		done
@@ -55,10 +71,13 @@ fragment_honoured() {	# OBJ FRAGMENT
 
 # Commit by commit, both configs at each (separate object directories),
 # so that a run stopped early has checked a prefix of the series fully.
+n=0 first_fail=0
 for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do
 	subj=$(git -C "$KSRC" log -1 --format=%s "$c")
-	git -C "$wt" checkout -q --detach "$c"
 	for cfg in pks nopks; do
+		n=$((n + 1))
+		[ "$n" -gt "$skip" ] || continue
+		git -C "$wt" checkout -q --detach "$c"
 		obj=$BUILD/series-obj-$cfg
 		frag=$ROOT/kernel/config/check/$cfg.config
 		mkdir -p "$obj"
@@ -71,7 +90,7 @@ for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do
 				make -s -C "$wt" O="$obj" CC="ccache gcc" -j"$(nproc)" vmlinux
 		}
 		tap_run "$cfg config: builds at '$subj'" "series-$cfg-$(git -C "$KSRC" log -1 --format=%h "$c")" step ||
-			failed+=("$cfg: $subj")
+			{ [ "$TEST_FAILED" -gt 1 ] || first_fail=$((TEST_PASSED)); failed+=("$cfg: $subj"); }
 		record
 	done
 done
