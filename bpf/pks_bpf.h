@@ -54,20 +54,18 @@ static __always_inline __u32 pks_row_id(int ctx)
  * the iterator that calls it unloaded on kernels without it (libbpf
  * resolves a missing weak kfunc to nothing the verifier would accept).
  */
-#define PKS_OWNER_MAX		64
-
 extern int bpf_pks_key_owner(int pkey, char *owner, __u32 owner__sz) __ksym __weak;
 
 /* The body of a tool's iter/task "keys" program: one pass per read. */
 static __always_inline int pks_iter_keys(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
-	char owner[PKS_OWNER_MAX] = {};
+	char owner[PKS_OWNER_LEN] = {};
 	int key;
 
 	if (ctx->meta->seq_num)
 		return 0;
-	for (key = 0; key < 16; key++) {
+	for (key = 0; key < PKS_NR_KEYS; key++) {
 		if (bpf_pks_key_owner(key, owner, sizeof(owner)) > 0)
 			BPF_SEQ_PRINTF(seq, "%d: %s\n", key, owner);
 	}

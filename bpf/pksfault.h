@@ -6,7 +6,7 @@
 #include "pks_ctx.h"	/* enum pks_ctx: which nesting counter an event belongs to */
 
 #define PKSFAULT_TASK_COMM_LEN	16
-#define PKSFAULT_OWNER_LEN	32
+#define PKSFAULT_OWNER_LEN	PKS_OWNER_LEN
 #define PKSFAULT_MAX_STACK	32
 /*
  * Frames kept for a window's opener (--open-stacks) or holder: the

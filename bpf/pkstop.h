@@ -17,9 +17,9 @@
 
 #define PKSTOP_MAX_THREADS	10240
 #define PKSTOP_COMM_LEN		16
-#define PKSTOP_OWNER_LEN	64
-#define PKSTOP_NR_KEYS		16
-#define PKSTOP_PKRS_DEFAULT	0x55555554u
+#define PKSTOP_OWNER_LEN	PKS_OWNER_LEN
+#define PKSTOP_NR_KEYS		PKS_NR_KEYS
+#define PKSTOP_PKRS_DEFAULT	PKS_PKRS_DEFAULT
 /* Fault outcomes counted apart (pks_fault's outcome field); room to grow */
 #define PKSTOP_NR_OUTCOMES	8
 

@@ -12,9 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define PKS_NR_KEYS		16
-#define PKS_OWNER_LEN		64
-#define PKS_PKRS_DEFAULT	0x55555554u	/* key 0 RW, keys 1-15 AD */
+#include "pks_ctx.h"	/* PKS_NR_KEYS, PKS_OWNER_LEN, PKS_PKRS_DEFAULT */
 
 /* Values of the pks_fault tracepoint's mode and outcome arguments. */
 enum pks_fault_mode {
