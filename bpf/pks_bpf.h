@@ -47,6 +47,29 @@ static __always_inline __u32 pks_row_id(int ctx)
 	return tid;
 }
 
+/* task->__state, or ->state before 5.14 renamed it. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 pks_task_state(struct task_struct *task)
+{
+	if (bpf_core_field_exists(task->__state))
+		return BPF_CORE_READ(task, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)task, state);
+}
+
+/*
+ * The PKRS a thread switched out with: the default on kernels without
+ * PKS's thread.saved_pkrs.
+ */
+static __always_inline __u32 pks_task_saved_pkrs(struct task_struct *task)
+{
+	if (!bpf_core_field_exists(task->thread.saved_pkrs))
+		return PKS_PKRS_DEFAULT;
+	return BPF_CORE_READ(task, thread.saved_pkrs);
+}
+
 /*
  * The key table, as "KEY: OWNER" lines like the debugfs file's, for
  * tools without root: the kernel's bpf_pks_key_owner() kfunc needs only

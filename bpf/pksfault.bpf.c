@@ -21,8 +21,6 @@
 /* A store user space may read at any time: whole, and where it is written. */
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
-#define DIRECT_MAP_MAX	(1ULL << 46)	/* 4-level paging: 64 TiB of physical memory */
-
 const volatile pid_t target_pid = 0;	/* tgid, 0: all */
 const volatile pid_t target_tid = 0;
 const volatile int target_key = -1;
@@ -38,7 +36,30 @@ __u64 hist[PKSFAULT_HIST_SLOTS] = {};
  * constant without (then the symbol is absent and this is NULL).
  */
 extern const void page_offset_base __ksym __weak;
-#define PAGE_OFFSET_DEFAULT	0xffff888000000000ULL	/* 4-level paging */
+/* Only without it: no KASLR memory randomisation, hence no 5-level paging. */
+#define PAGE_OFFSET_DEFAULT	0xffff888000000000ULL
+/* The direct map's reach: MAX_PHYSMEM_BITS with 4- and 5-level paging. */
+extern const void __pgtable_l5_enabled __ksym __weak;
+#define DIRECT_MAP_MAX_L4	(1ULL << 46)
+#define DIRECT_MAP_MAX_L5	(1ULL << 52)
+
+/* The physical address of a direct-map @address, or 0 for any other. */
+static __always_inline __u64 direct_map_phys(__u64 address)
+{
+	__u64 base = 0, max = DIRECT_MAP_MAX_L4;
+	unsigned int l5 = 0;
+
+	if (!&page_offset_base ||
+	    bpf_probe_read_kernel(&base, sizeof(base), &page_offset_base))
+		base = PAGE_OFFSET_DEFAULT;
+	if (&__pgtable_l5_enabled &&
+	    !bpf_probe_read_kernel(&l5, sizeof(l5), &__pgtable_l5_enabled) && l5)
+		max = DIRECT_MAP_MAX_L5;
+	/* vmalloc and the rest lie past the direct map's reach */
+	if (address >= base && address - base < max)
+		return address - base;
+	return 0;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -120,7 +141,6 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	     unsigned long ip, u32 pkrs, unsigned int depth, int mode, int outcome)
 {
 	struct pksfault_event *e;
-	__u64 base = 0;
 
 	if (filtered(key))
 		return 0;
@@ -132,17 +152,8 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	}
 	event_task(e, PKSFAULT_EV_FAULT, key);
 	e->address = address;
-	/*
-	 * Direct-map addresses only (vmalloc and the rest lie 2^46 and more
-	 * above page_offset_base); user space matches it against /proc/iomem.
-	 */
-	if (!&page_offset_base ||
-	    bpf_probe_read_kernel(&base, sizeof(base), &page_offset_base))
-		base = PAGE_OFFSET_DEFAULT;
-	if (address >= base && address - base < DIRECT_MAP_MAX)
-		e->phys = address - base;
-	else
-		e->phys = 0;
+	/* User space matches it against /proc/iomem. */
+	e->phys = direct_map_phys(address);
 	e->ip = ip;
 	e->pkrs = pkrs;
 	e->depth = depth;

@@ -15,13 +15,6 @@
 #include "pkstop.h"
 #include "pks_bpf.h"
 
-/* The key table for user space, without debugfs: see pks_iter_keys(). */
-SEC("iter/task")
-int pksfault_keys(struct bpf_iter__task *ctx)
-{
-	return pks_iter_keys(ctx);
-}
-
 char LICENSE[] SEC("license") = "GPL";
 
 /*
@@ -358,8 +351,8 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	/* Only kernels with device-memory protection count windows. */
 	if (bpf_core_field_exists(task->dev_page_access_ref))
 		rec.depth = BPF_CORE_READ(task, dev_page_access_ref);
-	rec.pkrs = task->thread.saved_pkrs;
-	rec.state = task->__state;
+	rec.pkrs = pks_task_saved_pkrs(task);
+	rec.state = pks_task_state(task);
 	t = bpf_map_lookup_elem(&threads, &rec.tid);
 	if (!t && !rec.depth && rec.pkrs == PKSTOP_PKRS_DEFAULT)
 		return 0;
