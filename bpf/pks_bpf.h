@@ -47,6 +47,41 @@ static __always_inline __u32 pks_row_id(int ctx)
 	return tid;
 }
 
+/*
+ * Whether @task is on a CPU now, and how often it has left one (its
+ * voluntary and involuntary context switches).  Kernels without on_cpu
+ * (no SMP): say running, the cautious answer for pks_seed_raced().
+ */
+static __always_inline bool pks_task_running(struct task_struct *task)
+{
+	if (!bpf_core_field_exists(task->on_cpu))
+		return true;
+	return BPF_CORE_READ(task, on_cpu);
+}
+
+static __always_inline __u64 pks_task_switches(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, nvcsw) + BPF_CORE_READ(task, nivcsw);
+}
+
+/*
+ * A depth-1 open of the current thread finds a window its tool's task
+ * iterator seeded (@seeded) while the thread was @running with
+ * @switches context switches.  The kernel raises the depth before it
+ * fires dev_access_enable, with IRQs off in between: if the thread has
+ * not left its CPU since, the seed saw this very open in flight, and the
+ * open replaces it.  Otherwise the open is an exception handler's window
+ * inside the seeded one.  (A handler's window with no switch since the
+ * seed is taken for the thread's own: the seeded window then ends early,
+ * never late, so that no attach makes a false leak.)
+ */
+static __always_inline bool pks_seed_raced(bool seeded, bool running, __u64 switches)
+{
+	if (!seeded || !running)
+		return false;
+	return pks_task_switches(bpf_get_current_task_btf()) == switches;
+}
+
 /* task->__state, or ->state before 5.14 renamed it. */
 struct task_struct___pre514 {
 	long state;

@@ -221,10 +221,14 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	 */
 	w = bpf_map_lookup_elem(&windows, &wkey);
 	if (w && w->start_ns) {
-		w->inner++;
-		return 0;
-	}
-	if (!w) {	/* this thread's first window since we attached */
+		if (!pks_seed_raced(w->flags & PKSFAULT_WIN_SEEDED,
+				    w->flags & PKSFAULT_WIN_SEED_RUNNING, w->seed_switches)) {
+			w->inner++;
+			return 0;
+		}
+		/* The seed was this very open, in flight: it becomes the open. */
+		count(PKSFAULT_STAT_SEED_RACED);
+	} else if (!w) {	/* this thread's first window since we attached */
 		w = bpf_map_lookup_elem(&scratch, &zero);
 		if (!w)
 			return 0;
@@ -247,6 +251,7 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 		w->stack_sz = 0;
 	w->inner = 0;
 	w->flags = 0;
+	w->seed_switches = 0;
 	/* Last: user space takes a window with a start time for an open one. */
 	WRITE_ONCE(w->start_ns, bpf_ktime_get_ns());
 	count(PKSFAULT_STAT_WIN_OPENED);
@@ -396,18 +401,23 @@ int BPF_PROG(dev_access_unbalanced, int key, unsigned long caller)
  * other.  Softirq-context windows are not visible here (their depth is
  * saved on the softirq's stack), nor are the idle tasks'.
  *
- * The race: the window may close between reading the depth and inserting
- * the seed.  Its close event then finds no window and stamps
+ * Two races.  The window may close between reading the depth and
+ * inserting the seed: its close event then finds no window and stamps
  * unmatched_close_ns[tid] later than @now; a stamp that recent means the
- * seed is stale and goes.
+ * seed is stale and goes.  And the depth may be an open in flight (raised,
+ * its event not fired yet): the seed records whether the thread was
+ * running and its context switches, so that the open, when its event
+ * comes, takes the seed's place instead of nesting in it (see
+ * PKSFAULT_WIN_SEED_RUNNING).
  */
 SEC("iter/task")
 int pksfault_seed_windows(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct pksfault_window *w;
-	__u64 now, wkey, *closed;
+	__u64 now, wkey, *closed, switches;
 	__u32 zero = 0, tid;
+	bool running;
 
 	if (!task || !track_windows)
 		return 0;
@@ -416,6 +426,9 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 	now = bpf_ktime_get_ns();
 	if (!BPF_CORE_READ(task, dev_page_access_ref))
 		return 0;
+	/* After the depth: an open in flight then is still in flight now. */
+	running = pks_task_running(task);
+	switches = pks_task_switches(task);
 	tid = BPF_CORE_READ(task, pid);
 	if (target_tid && tid != target_tid)
 		return 0;
@@ -429,7 +442,8 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 	w->pid = BPF_CORE_READ(task, tgid);
 	w->tid = tid;
 	w->key = -1;
-	w->flags = PKSFAULT_WIN_SEEDED;
+	w->flags = PKSFAULT_WIN_SEEDED | (running ? PKSFAULT_WIN_SEED_RUNNING : 0);
+	w->seed_switches = switches;
 	bpf_probe_read_kernel_str(w->comm, sizeof(w->comm), task->comm);
 	wkey = (__u64)tid << 2 | PKS_CTX_TASK;
 	if (bpf_map_update_elem(&windows, &wkey, w, BPF_NOEXIST))

@@ -189,13 +189,17 @@ int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
 	if (depth == 1) {
 		t->c[i].opens++;
 		t->key = key;
-		if (t->open_since) {
-			/* An exception handler's window inside ours. */
+		/* An exception handler's window inside ours, or (see
+		 * pks_seed_raced()) this very open, found in flight by the
+		 * task iterator. */
+		if (t->open_since && !pks_seed_raced(t->flags & PKSTOP_F_OPEN_UNKNOWN,
+						     t->flags & PKSTOP_F_SEED_RUNNING,
+						     t->seed_switches)) {
 			t->nested++;
 			return 0;
 		}
 		t->open_since = bpf_ktime_get_ns();
-		t->flags &= ~PKSTOP_F_OPEN_UNKNOWN;
+		t->flags &= ~(PKSTOP_F_OPEN_UNKNOWN | PKSTOP_F_SEED_RUNNING);
 	}
 	if (!t->nested)
 		t->depth = depth;
@@ -341,6 +345,8 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct pkstop_thread *t;
 	struct pkstop_task rec = {};
+	__u64 switches;
+	bool running;
 
 	if (!task || (target_tgid && task->tgid != target_tgid))
 		return 0;
@@ -351,6 +357,9 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	/* Only kernels with device-memory protection count windows. */
 	if (bpf_core_field_exists(task->dev_page_access_ref))
 		rec.depth = BPF_CORE_READ(task, dev_page_access_ref);
+	/* After the depth: an open in flight then is still in flight now. */
+	running = pks_task_running(task);
+	switches = pks_task_switches(task);
 	rec.pkrs = pks_task_saved_pkrs(task);
 	rec.state = pks_task_state(task);
 	t = bpf_map_lookup_elem(&threads, &rec.tid);
@@ -363,11 +372,13 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 		 * once the window is seen closed (its close raced with us).
 		 */
 		if (rec.depth && !t->open_since) {
+			t->seed_switches = switches;
 			t->open_since = bpf_ktime_get_ns();
-			t->flags |= PKSTOP_F_OPEN_UNKNOWN;
+			t->flags |= PKSTOP_F_OPEN_UNKNOWN |
+				    (running ? PKSTOP_F_SEED_RUNNING : 0);
 		} else if (!rec.depth && (t->flags & PKSTOP_F_OPEN_UNKNOWN)) {
 			t->open_since = 0;
-			t->flags &= ~PKSTOP_F_OPEN_UNKNOWN;
+			t->flags &= ~(PKSTOP_F_OPEN_UNKNOWN | PKSTOP_F_SEED_RUNNING);
 		}
 	}
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), task->comm);
@@ -377,7 +388,8 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 		init.pid = rec.pid;
 		init.depth = rec.depth;
 		init.open_since = bpf_ktime_get_ns();
-		init.flags = PKSTOP_F_OPEN_UNKNOWN;
+		init.flags = PKSTOP_F_OPEN_UNKNOWN | (running ? PKSTOP_F_SEED_RUNNING : 0);
+		init.seed_switches = switches;
 		__builtin_memcpy(init.comm, rec.comm, sizeof(init.comm));
 		long err = bpf_map_update_elem(&threads, &rec.tid, &init, BPF_NOEXIST);
 

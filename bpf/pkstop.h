@@ -35,6 +35,7 @@ struct pkstop_counts {
 
 /* Thread flags */
 #define PKSTOP_F_OPEN_UNKNOWN	1	/* window found open: opened before we started */
+#define PKSTOP_F_SEED_RUNNING	2	/* ... while the thread ran: maybe an open in flight */
 
 /* Value of the per-thread hash map, key = TID or a per-CPU row id. */
 struct pkstop_thread {
@@ -50,6 +51,7 @@ struct pkstop_thread {
 	__u64 max_gen[2];	/* max_depth[i] belongs to interval max_gen[i] */
 	__u32 max_depth[2];
 	struct pkstop_counts c[2];
+	__u64 seed_switches;	/* OPEN_UNKNOWN: nvcsw + nivcsw when found open */
 };
 
 /* Per-CPU system totals. */

@@ -69,6 +69,15 @@ static uint64_t unbalanced(const struct pksfault_report *r)
 	return r->unbalanced > counted ? r->unbalanced : counted;
 }
 
+/* Windows found open at attach, less the seeds that were opens in flight. */
+static uint64_t open_at_attach(const struct pksfault_report *r)
+{
+	uint64_t seeded = r->stats.v[PKSFAULT_STAT_WIN_SEEDED];
+	uint64_t raced = r->stats.v[PKSFAULT_STAT_SEED_RACED];
+
+	return seeded > raced ? seeded - raced : 0;
+}
+
 void report_add_open(struct pksfault_report *r, uint64_t held_ns)
 {
 	r->open_windows++;
@@ -175,14 +184,14 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 		",\"lost_events\":%" PRIu64 ",\"ringbuf_drops\":%" PRIu64
 		",\"untracked_windows\":%" PRIu64 ",\"recursion_misses\":%" PRIu64
 		",\"leaks_reported_open\":%" PRIu64 ",\"windows_open_at_attach\":%" PRIu64
-		",\"unbalanced_closes\":%" PRIu64,
+		",\"seeds_in_flight\":%" PRIu64 ",\"unbalanced_closes\":%" PRIu64,
 		r->leaks, r->open_leaks, r->open_windows,
 		(uint64_t)st->v[PKSFAULT_STAT_WIN_OPENED], (uint64_t)st->v[PKSFAULT_STAT_WIN_CLOSED],
 		(uint64_t)st->v[PKSFAULT_STAT_WIN_UNMATCHED],
 		(uint64_t)st->v[PKSFAULT_STAT_IRQ_EVENTS], report_lost(r),
 		(uint64_t)st->v[PKSFAULT_STAT_LOST], (uint64_t)st->v[PKSFAULT_STAT_WIN_UNTRACKED],
-		r->recursion_misses, r->leaks_reported_open,
-		(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED], unbalanced(r));
+		r->recursion_misses, r->leaks_reported_open, open_at_attach(r),
+		(uint64_t)st->v[PKSFAULT_STAT_SEED_RACED], unbalanced(r));
 	if (r->hist_enabled) {
 		fputs(",\"hist_usecs\":", f);
 		hist_json_log2(f, r->hist, PKSFAULT_HIST_SLOTS);
@@ -248,7 +257,7 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 			" closes without a traced open, %" PRIu64 " hardirq/NMI events ignored\n",
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_OPENED],
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_CLOSED], r->open_windows,
-			(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED],
+			open_at_attach(r),
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_UNMATCHED],
 			(uint64_t)st->v[PKSFAULT_STAT_IRQ_EVENTS]);
 	fprintf(f, "unbalanced closes (a window closed that was not open): %" PRIu64 "\n",
