@@ -431,9 +431,9 @@ int main(int argc, char **argv)
 
 	err = pkstop_parse_opts(argc, argv, &opts);
 	if (err)
-		return err == 1 ? 0 : 2;
+		return err == 1 ? PKS_EXIT_CLEAN : PKS_EXIT_ERROR;
 	if (pks_check_environment("pkstop"))
-		return 2;
+		return PKS_EXIT_ERROR;
 	pks_libbpf_messages(opts.verbose);
 
 	tty = isatty(STDOUT_FILENO);
@@ -462,13 +462,13 @@ int main(int argc, char **argv)
 	p.percpu = calloc(p.ncpus > 0 ? p.ncpus : 1, sizeof(*p.percpu));
 	if (p.ncpus <= 0 || !p.percpu) {
 		fprintf(stderr, "pkstop: cannot size per-CPU buffers\n");
-		return 1;
+		return PKS_EXIT_ERROR;
 	}
 	p.skel = pkstop_bpf__open_opts(&open_opts);
 	if (!p.skel) {
 		fprintf(stderr, "pkstop: cannot open the BPF object: %s (run with -v)\n",
 			strerror(errno));
-		return 2;
+		return PKS_EXIT_ERROR;
 	}
 	p.skel->rodata->target_tgid = opts.pid;
 	/* Count each PKRS write once, from whichever event reports it. */
@@ -481,7 +481,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pkstop: -c %s: %s\n", opts.cgroup,
 				err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
 			pkstop_bpf__destroy(p.skel);
-			return 2;
+			return PKS_EXIT_ERROR;
 		}
 		p.skel->rodata->target_cgroup = cgid;
 	}
@@ -494,7 +494,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pkstop: cannot load the BPF programs: %s (run with -v)\n",
 			strerror(-err));
 		pkstop_bpf__destroy(p.skel);
-		return 2;
+		return PKS_EXIT_ERROR;
 	}
 	if (pks_load_keys(p.keys_iter, p.keys_path, p.start_owners,
 			  &p.start_mask, &p.start_source) < 0)
@@ -557,7 +557,11 @@ int main(int argc, char **argv)
 				fputc('\n', stdout);
 			pkstop_print_text(stdout, &s, &opts);
 		}
-		fflush(stdout);
+		/* A sample that did not reach its file (a full disk): stop, say so. */
+		if (pks_check_output(stdout, "pkstop", "stdout")) {
+			err = -EIO;
+			goto out;
+		}
 		if (opts.openmetrics) {
 			pkstop_om_add(&om, &s);
 			err = pkstop_om_write(opts.openmetrics, &om, &s);
@@ -579,7 +583,7 @@ int main(int argc, char **argv)
 	/* Ctrl-C or the last interval: the run's answer, for scripts and logs. */
 	if (sum.intervals)
 		pkstop_summary_print(stdout, &sum, opts.json);
-	err = 0;
+	err = pks_check_output(stdout, "pkstop", "stdout") ? -EIO : 0;
 out:
 	bpf_link__destroy(p.iter);
 	pkstop_bpf__destroy(p.skel);
@@ -587,5 +591,8 @@ out:
 		close(p.sync_outer);
 	if (p.sync_inner >= 0)
 		close(p.sync_inner);
-	return err ? 1 : 0;
+	if (err)
+		return PKS_EXIT_ERROR;
+	/* Events lost (map full, BPF runs missed): the figures are short. */
+	return sum.map_full + sum.missed ? PKS_EXIT_LOST : PKS_EXIT_CLEAN;
 }

@@ -428,6 +428,19 @@ size_t pks_escape_comm(const char *in, size_t inlen, char *out, size_t outlen)
 	return total;
 }
 
+int pks_check_output(FILE *f, const char *tool, const char *name)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		err = errno ? errno : EIO;
+	if (!err)
+		return 0;
+	fprintf(stderr, "%s: writing %s: %s\n", tool, name, strerror(err));
+	return -1;
+}
+
 int pks_parse_long(const char *arg, long min, long max, long *out)
 {
 	char *end;

@@ -14,6 +14,26 @@
 
 #include "pks_ctx.h"	/* PKS_NR_KEYS, PKS_OWNER_LEN, PKS_PKRS_DEFAULT */
 
+/*
+ * Exit statuses, one table for both tools (EXIT STATUS in pksfault(8)
+ * and pkstop(8)).  Found beats lost: a run that found something says so
+ * even if it also lost events.
+ */
+enum pks_exit {
+	PKS_EXIT_CLEAN = 0,	/* nothing found, nothing lost (pkstop: ran to its end) */
+	PKS_EXIT_FOUND = 1,	/* pksfault: stray faults, leaked windows or unbalanced closes */
+	PKS_EXIT_ERROR = 2,	/* the tool's own error (options, privileges, BPF, output) */
+	PKS_EXIT_CMD = 3,	/* pksfault: clean, but CMD exited non-zero or was killed */
+	PKS_EXIT_TIMEOUT = 4,	/* pksfault: clean, but CMD ran past --timeout */
+	PKS_EXIT_LOST = 5,	/* nothing found, but events were lost: no verdict */
+};
+
+/*
+ * Flush @f and check it for a write error (a full disk, a closed pipe):
+ * prints "TOOL: writing NAME: REASON" on stderr and returns -1, else 0.
+ */
+int pks_check_output(FILE *f, const char *tool, const char *name);
+
 /* Values of the pks_fault tracepoint's mode and outcome arguments. */
 enum pks_fault_mode {
 	PKS_FAULT_STRICT = 0,

@@ -189,30 +189,42 @@ static pid_t start_command(char **cmd)
 	return pid;
 }
 
-static void read_stats(struct pksfault_bpf *skel)
+/*
+ * The BPF counters, summed over CPUs.  Without them the gate cannot say
+ * clean: 0, or -1 after one line saying why.
+ */
+static int read_stats(struct pksfault_bpf *skel)
 {
-	int ncpus = libbpf_num_possible_cpus(), i, s;
-	struct pksfault_stats *percpu;
+	int ncpus = libbpf_num_possible_cpus(), i, s, err = 0;
+	struct pksfault_stats *percpu = NULL;
 	__u32 zero = 0;
 
 	if (ncpus <= 0)
-		return;
-	percpu = calloc(ncpus, sizeof(*percpu));
-	if (!percpu)
-		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &zero, percpu))
-		for (i = 0; i < ncpus; i++)
-			for (s = 0; s < PKSFAULT_STAT_NR; s++)
-				report.stats.v[s] += percpu[i].v[s];
+		err = ncpus ? -ncpus : EINVAL;
+	else if (!(percpu = calloc(ncpus, sizeof(*percpu))))
+		err = ENOMEM;
+	else if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &zero, percpu))
+		err = errno;
+	if (err) {
+		fprintf(stderr, "pksfault: cannot read the BPF counters: %s\n", strerror(err));
+		free(percpu);
+		return -1;
+	}
+	for (i = 0; i < ncpus; i++)
+		for (s = 0; s < PKSFAULT_STAT_NR; s++)
+			report.stats.v[s] += percpu[i].v[s];
 	free(percpu);
+	return 0;
 }
 
-/* BPF runs the kernel skipped (a program already running on that CPU). */
-static uint64_t recursion_misses(struct pksfault_bpf *skel)
+/*
+ * BPF runs the kernel skipped (a program already running on that CPU),
+ * into report.recursion_misses: 0, or -1 after one line saying why.
+ */
+static int recursion_misses(struct pksfault_bpf *skel)
 {
 	struct bpf_prog_info info;
 	struct bpf_program *prog;
-	uint64_t misses = 0;
 	__u32 len;
 
 	bpf_object__for_each_program(prog, skel->obj) {
@@ -220,10 +232,14 @@ static uint64_t recursion_misses(struct pksfault_bpf *skel)
 			continue;	/* not loaded */
 		memset(&info, 0, sizeof(info));
 		len = sizeof(info);
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-			misses += info.recursion_misses;
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
+			fprintf(stderr, "pksfault: cannot read %s's skipped runs: %s\n",
+				bpf_program__name(prog), strerror(errno));
+			return -1;
+		}
+		report.recursion_misses += info.recursion_misses;
 	}
-	return misses;
+	return 0;
 }
 
 #define STOP_GRACE_S 5	/* SIGTERM to SIGKILL */
@@ -273,7 +289,7 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 		report.cmd = opts.cmd;
 		child = start_command(opts.cmd);
 		if (child < 0)
-			return PKSFAULT_EXIT_ERROR;
+			return PKS_EXIT_ERROR;
 		pgid = child;
 		if (opts.timeout)
 			cmd_deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)opts.timeout * 1000000000;
@@ -289,7 +305,7 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 			fprintf(stderr, "pksfault: ring buffer: %s\n", strerror(-err));
 			if (pgid > 0)
 				stop_group(pgid, child);
-			return PKSFAULT_EXIT_ERROR;
+			return PKS_EXIT_ERROR;
 		}
 		/* A leak is reported within one poll of crossing the threshold. */
 		windows_sweep(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC));
@@ -324,15 +340,15 @@ int main(int argc, char **argv)
 	PKS_OPEN_OPTS(open_opts);
 	struct pksfault_bpf *skel;
 	struct sigaction sa = { .sa_handler = on_signal };
-	int err, ret = PKSFAULT_EXIT_ERROR;
+	int err, ret = PKS_EXIT_ERROR;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* serial consoles, pipes: whole lines */
 	if (pksfault_parse_args(argc, argv, &opts, stderr))
-		return PKSFAULT_EXIT_ERROR;
+		return PKS_EXIT_ERROR;
 	if (opts.help)
 		return 0;
 	if (pks_check_environment("pksfault"))
-		return PKSFAULT_EXIT_ERROR;
+		return PKS_EXIT_ERROR;
 	if (!pks_cpu_has_pks())
 		fprintf(stderr, "pksfault: this CPU has no PKS: protection-key faults cannot occur\n");
 	pks_libbpf_messages(opts.verbose);
@@ -340,7 +356,7 @@ int main(int argc, char **argv)
 	skel = pksfault_bpf__open_opts(&open_opts);
 	if (!skel) {
 		fprintf(stderr, "pksfault: cannot open BPF object: %s\n", strerror(errno));
-		return PKSFAULT_EXIT_ERROR;
+		return PKS_EXIT_ERROR;
 	}
 	skel->rodata->target_pid = opts.pid;
 	skel->rodata->target_tid = opts.tid;
@@ -425,15 +441,18 @@ int main(int argc, char **argv)
 	 */
 	pksfault_bpf__detach(skel);
 	ring_buffer__consume(rb);
-	read_stats(skel);
-	report.recursion_misses = recursion_misses(skel);
+	ret = PKS_EXIT_ERROR;
+	if (read_stats(skel) || recursion_misses(skel))
+		goto out;
 	if (skel->rodata->track_windows) {
 		memcpy(report.hist, (const void *)skel->bss->hist, sizeof(report.hist));
 		windows_list_open(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC),
 				  opts.leak_ms >= 0);
 	}
 	report_print(stdout, &env, &report);
-	ret = report_exit_code(&report);
+	/* A report that did not reach its file (a full disk) is no verdict. */
+	ret = pks_check_output(stdout, "pksfault", "stdout") ? PKS_EXIT_ERROR
+							     : report_exit_code(&report);
 out:
 	bpf_link__destroy(iter);
 	bpf_link__destroy(holder_iter);

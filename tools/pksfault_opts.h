@@ -6,14 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Exit statuses (documented in --help and pksfault.8). */
-enum {
-	PKSFAULT_EXIT_CLEAN = 0,	/* no faults, no leaks, nothing lost */
-	PKSFAULT_EXIT_FOUND = 1,	/* faults, leaks or lost events */
-	PKSFAULT_EXIT_ERROR = 2,	/* pksfault's own error, or CMD could not start */
-	PKSFAULT_EXIT_CMD = 3,		/* clean, but CMD exited non-zero or was killed */
-	PKSFAULT_EXIT_TIMEOUT = 4,	/* clean, but CMD ran past --timeout and was stopped */
-};
+#include "pks_common.h"	/* enum pks_exit: the exit statuses */
 
 struct pksfault_opts {
 	int pid;		/* -p: process (tgid), 0 = all */

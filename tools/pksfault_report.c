@@ -96,24 +96,29 @@ int report_exit_code(const struct pksfault_report *r)
 {
 	/* Faults are counted in BPF too: a fault whose record was lost still counts. */
 	if (r->faults || r->stats.v[PKSFAULT_STAT_FAULTS] || r->leaks || r->open_leaks ||
-	    unbalanced(r) || report_lost(r))
-		return PKSFAULT_EXIT_FOUND;
+	    unbalanced(r))
+		return PKS_EXIT_FOUND;
+	/* Nothing found, but not everything seen: no verdict, never clean. */
+	if (report_lost(r))
+		return PKS_EXIT_LOST;
 	if (r->cmd_timed_out)
-		return PKSFAULT_EXIT_TIMEOUT;
+		return PKS_EXIT_TIMEOUT;
 	if (r->cmd_ran && (r->cmd_exit != 0 || r->cmd_signal))
-		return PKSFAULT_EXIT_CMD;
-	return PKSFAULT_EXIT_CLEAN;
+		return PKS_EXIT_CMD;
+	return PKS_EXIT_CLEAN;
 }
 
 static const char *verdict(const struct pksfault_report *r)
 {
 	switch (report_exit_code(r)) {
-	case PKSFAULT_EXIT_CLEAN:
+	case PKS_EXIT_CLEAN:
 		return "clean";
-	case PKSFAULT_EXIT_CMD:
+	case PKS_EXIT_CMD:
 		return "command failed";
-	case PKSFAULT_EXIT_TIMEOUT:
+	case PKS_EXIT_TIMEOUT:
 		return "command timed out";
+	case PKS_EXIT_LOST:
+		return "events lost";
 	}
 	return "found";
 }
@@ -279,14 +284,18 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 			fprintf(f, "command exited %d\n", r->cmd_exit);
 	}
 	switch (report_exit_code(r)) {
-	case PKSFAULT_EXIT_CLEAN:
+	case PKS_EXIT_CLEAN:
 		fprintf(f, "result: clean\n");
 		break;
-	case PKSFAULT_EXIT_CMD:
+	case PKS_EXIT_CMD:
 		fprintf(f, "result: clean, but the command failed (exit 3)\n");
 		break;
-	case PKSFAULT_EXIT_TIMEOUT:
+	case PKS_EXIT_TIMEOUT:
 		fprintf(f, "result: clean, but the command ran past --timeout and was stopped (exit 4)\n");
+		break;
+	case PKS_EXIT_LOST:
+		fprintf(f, "result: LOST %" PRIu64 " events: nothing found in what was seen, "
+			"but no verdict (exit 5)\n", report_lost(r));
 		break;
 	default:
 		fprintf(f, "result: FOUND %" PRIu64 " faults, %" PRIu64 " leaks, %" PRIu64

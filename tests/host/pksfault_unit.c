@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hist.h"
 #include "iomem.h"
@@ -570,10 +571,11 @@ static void test_report(void)
 {
 	struct pksfault_report r;
 	struct pksfault_event e;
-	struct pksfault_env env;
+	struct pksfault_env env, env0;
 	char *buf = NULL;
 
 	memset(&r, 0, sizeof(r));
+	memset(&env0, 0, sizeof(env0));
 	ok(report_exit_code(&r) == 0, "verdict: nothing seen is clean (0)");
 	r.cmd_ran = true;
 	r.cmd_exit = 4;
@@ -589,13 +591,20 @@ static void test_report(void)
 	r.stats.v[PKSFAULT_STAT_FAULTS] = 0;
 	r.cmd_timed_out = false;
 	r.stats.v[PKSFAULT_STAT_LOST] = 1;
-	ok(report_exit_code(&r) == 1, "verdict: lost events are not clean (1)");
+	ok(report_exit_code(&r) == 5, "verdict: lost events are not clean, and not found (5)");
+	r.stats.v[PKSFAULT_STAT_FAULTS] = 1;
+	ok(report_exit_code(&r) == 1, "verdict: found beats lost (1)");
+	r.stats.v[PKSFAULT_STAT_FAULTS] = 0;
 	r.stats.v[PKSFAULT_STAT_LOST] = 0;
 	r.stats.v[PKSFAULT_STAT_WIN_UNTRACKED] = 2;
-	ok(report_exit_code(&r) == 1, "verdict: untracked windows are not clean (1)");
+	ok(report_exit_code(&r) == 5, "verdict: untracked windows are not clean (5)");
 	r.stats.v[PKSFAULT_STAT_WIN_UNTRACKED] = 0;
 	r.recursion_misses = 1;
-	ok(report_exit_code(&r) == 1, "verdict: BPF runs the kernel skipped are not clean (1)");
+	ok(report_exit_code(&r) == 5, "verdict: BPF runs the kernel skipped are not clean (5)");
+	CAPTURE(buf, report_print(OUT, &env0, &r));
+	ok(strstr(buf, "result: LOST 1 events: nothing found in what was seen, but no verdict (exit 5)\n") != NULL,
+	   "summary text: a lossy run without findings says LOST, exit 5");
+	free(buf);
 	r.recursion_misses = 0;
 	sample_unbalanced(&e);
 	report_add_unbalanced(&r, &e);
@@ -642,6 +651,40 @@ static void test_report(void)
 	   "summary text: relaxed faults that left the key open count as opened; unknown outcomes as none");
 	free(buf);
 	ksyms_free(env.ks);
+}
+
+/* A write error (a full disk: /dev/full) is one line and -1, never silence. */
+static void test_check_output(void)
+{
+	FILE *full = fopen("/dev/full", "w"), *ok_f = tmpfile(), *err = tmpfile();
+	char line[256] = "";
+	int saved, rc_full, rc_ok, lines = 0;
+
+	if (!full || !ok_f || !err) {
+		ok(0, "output check: /dev/full and temporary files open");
+		return;
+	}
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(err), STDERR_FILENO);
+	fputs("{\"type\":\"summary\"}\n", full);
+	fputs("{\"type\":\"summary\"}\n", ok_f);
+	rc_full = pks_check_output(full, "pksfault", "stdout");
+	rc_ok = pks_check_output(ok_f, "pksfault", "stdout");
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(err);
+	while (fgets(line + (lines ? strlen(line) : 0), 128, err))
+		lines++;
+	ok(rc_full == -1 && rc_ok == 0 && lines == 1 &&
+	   !strcmp(line, "pksfault: writing stdout: No space left on device\n"),
+	   "output check: a full disk is one line and an error, a good file is not");
+	if (lines != 1)
+		printf("#   %d lines: %s", lines, line);
+	fclose(full);
+	fclose(ok_f);
+	fclose(err);
 }
 
 /* Sample JSON Lines: checked by python3 in tests/host/pksfault.sh. */
@@ -719,6 +762,7 @@ int main(int argc, char **argv)
 	test_hist();
 	test_format();
 	test_report();
+	test_check_output();
 	printf("# pksfault unit: %d tests, %d failed\n", total, failed);
 	return failed ? 1 : 0;
 }
