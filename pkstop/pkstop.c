@@ -99,6 +99,7 @@ struct pkstop {
 	size_t ntasks, tasks_cap;
 	struct pkstop_row *rows;
 	size_t nrows, rows_cap;
+	struct pks_map_dump snap;		/* the thread map, this sample */
 	__u32 gone[PKSTOP_MAX_THREADS];		/* entries to delete after a walk */
 	size_t ngone;
 	char start_owners[PKS_NR_KEYS][PKS_OWNER_LEN];
@@ -300,27 +301,28 @@ static int read_totals(struct pkstop *p, int slot, struct pkstop_sample *s)
 	return 0;
 }
 
-/* Walk the thread map: one row per thread with activity or state. */
+/*
+ * One row per thread with activity or state, from the thread map as
+ * dumped before the task iterator ran: a thread the iterator then missed
+ * had exited, and one born after the dump is an iterator-only row.
+ */
 static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
 			uint64_t interval_ns, struct pkstop_sample *s)
 {
 	int fd = bpf_map__fd(p->skel->maps.threads);
-	__u32 key, next, *prev = NULL;
-	struct pkstop_thread t;
-	size_t i;
+	const struct pkstop_thread *all = p->snap.values;
+	const __u32 *keys = p->snap.keys;
+	size_t i, j;
 
 	p->nrows = 0;
-	s->threads_tracked = 0;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct pkstop_tstate probe = { .tid = next }, *st, **found;
+	s->threads_tracked = p->snap.n;
+	for (j = 0; j < p->snap.n; j++) {
+		struct pkstop_tstate probe = { .tid = keys[j] }, *st, **found;
+		const struct pkstop_thread *t = &all[j];
+		__u32 key = keys[j];
 		struct pkstop_task *task;
 		struct pkstop_row row;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &t))
-			continue;	/* deleted meanwhile */
-		s->threads_tracked++;
 		found = tfind(&probe, &p->states, cmp_state);
 		if (found) {
 			st = *found;
@@ -332,7 +334,7 @@ static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
 			tsearch(st, &p->states, cmp_state);
 		}
 		task = find_task(p, key);
-		pkstop_account(st, &t, task, old_gen, now, interval_ns, &row);
+		pkstop_account(st, t, task, old_gen, now, interval_ns, &row);
 		if (task)
 			task->mark = 1;	/* has an entry: no iterator-only row */
 		if (pkstop_row_interesting(&row)) {
@@ -353,7 +355,6 @@ static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
 			free(st);
 		}
 	}
-	/* Only now: get_next_key from a deleted key restarts the walk. */
 	for (i = 0; i < p->ngone; i++)
 		bpf_map_delete_elem(fd, &p->gone[i]);
 	p->ngone = 0;
@@ -389,6 +390,10 @@ static int sample(struct pkstop *p, uint64_t now, uint64_t interval_ns,
 	if (err)
 		return err;
 	err = read_totals(p, old_gen & 1, s);
+	/* The map before the iterator: see read_threads(). */
+	if (!err)
+		err = pks_map_dump(bpf_map__fd(p->skel->maps.threads), sizeof(__u32),
+				   sizeof(struct pkstop_thread), &p->snap);
 	if (!err)
 		err = read_tasks(p);
 	if (!err)
@@ -585,6 +590,7 @@ int main(int argc, char **argv)
 		pkstop_summary_print(stdout, &sum, opts.json);
 	err = pks_check_output(stdout, "pkstop", "stdout") ? -EIO : 0;
 out:
+	pks_map_dump_free(&p.snap);
 	bpf_link__destroy(p.iter);
 	pkstop_bpf__destroy(p.skel);
 	if (p.sync_outer >= 0)

@@ -428,6 +428,59 @@ size_t pks_escape_comm(const char *in, size_t inlen, char *out, size_t outlen)
 	return total;
 }
 
+#define PKS_DUMP_BATCH	256	/* entries per syscall; a hash bucket always fits */
+
+static int dump_grow(struct pks_map_dump *d, size_t key_size, size_t value_size)
+{
+	size_t cap = d->cap ? d->cap * 2 : 4 * PKS_DUMP_BATCH;
+	void *k, *v;
+
+	k = realloc(d->keys, cap * key_size);
+	if (!k)
+		return -ENOMEM;
+	d->keys = k;
+	v = realloc(d->values, cap * value_size);
+	if (!v)
+		return -ENOMEM;
+	d->values = v;
+	d->cap = cap;
+	return 0;
+}
+
+int pks_map_dump(int fd, size_t key_size, size_t value_size, struct pks_map_dump *d)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 token[8] = {};	/* the batch cursor: a hash map's bucket, a key at most */
+	bool first = true;
+	__u32 count;
+	int err;
+
+	if (key_size > sizeof(token))
+		return -EINVAL;
+	d->n = 0;
+	for (;;) {
+		if (d->cap - d->n < PKS_DUMP_BATCH && (err = dump_grow(d, key_size, value_size)))
+			return err;
+		count = d->cap - d->n;
+		err = bpf_map_lookup_batch(fd, first ? NULL : token, token,
+					   (char *)d->keys + d->n * key_size,
+					   (char *)d->values + d->n * value_size, &count, &opts);
+		if (err && errno != ENOENT)
+			return -errno;
+		d->n += count;
+		first = false;
+		if (err)	/* ENOENT: that was the last batch */
+			return 0;
+	}
+}
+
+void pks_map_dump_free(struct pks_map_dump *d)
+{
+	free(d->keys);
+	free(d->values);
+	memset(d, 0, sizeof(*d));
+}
+
 int pks_check_output(FILE *f, const char *tool, const char *name)
 {
 	int err = 0;

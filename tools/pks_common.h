@@ -34,6 +34,21 @@ enum pks_exit {
  */
 int pks_check_output(FILE *f, const char *tool, const char *name);
 
+/*
+ * A copy of a BPF map's entries, read in batches (a few syscalls for the
+ * whole map, where a get_next_key walk takes two per entry and restarts
+ * when the entry under its cursor goes).  Buffers grow as needed and are
+ * kept for the next dump.
+ */
+struct pks_map_dump {
+	void *keys, *values;
+	size_t n, cap;
+};
+
+/* Dump map @fd (keys of @key_size, values of @value_size) into @d: 0 or -errno. */
+int pks_map_dump(int fd, size_t key_size, size_t value_size, struct pks_map_dump *d);
+void pks_map_dump_free(struct pks_map_dump *d);
+
 /* Values of the pks_fault tracepoint's mode and outcome arguments. */
 enum pks_fault_mode {
 	PKS_FAULT_STRICT = 0,

@@ -281,10 +281,12 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 {
 	uint64_t start = now_ns(CLOCK_MONOTONIC), deadline = 0, cmd_deadline = 0;
 	pid_t child = -1, pgid = -1;
-	int status, err;
+	int status, err, poll_ms = 100;
 
 	if (opts.duration)
 		deadline = start + (uint64_t)opts.duration * 1000000000;
+	if (windows.leak_ns && windows_sweep_period_ns(windows.leak_ns) < 100000000)
+		poll_ms = windows_sweep_period_ns(windows.leak_ns) / 1000000;
 	if (opts.cmd) {
 		report.cmd = opts.cmd;
 		child = start_command(opts.cmd);
@@ -300,15 +302,22 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 			opts.duration ? "" : "Ctrl-C to end.");
 	}
 	while (!stop_signal) {
-		err = ring_buffer__poll(rb, 100);
+		err = ring_buffer__poll(rb, poll_ms);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "pksfault: ring buffer: %s\n", strerror(-err));
 			if (pgid > 0)
 				stop_group(pgid, child);
 			return PKS_EXIT_ERROR;
 		}
-		/* A leak is reported within one poll of crossing the threshold. */
-		windows_sweep(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC));
+		/* A leak is reported within a sweep period of crossing the threshold. */
+		err = windows_sweep(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC));
+		if (err < 0) {
+			fprintf(stderr, "pksfault: cannot read the windows map: %s\n",
+				strerror(-err));
+			if (pgid > 0)
+				stop_group(pgid, child);
+			return PKS_EXIT_ERROR;
+		}
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
@@ -446,8 +455,13 @@ int main(int argc, char **argv)
 		goto out;
 	if (skel->rodata->track_windows) {
 		memcpy(report.hist, (const void *)skel->bss->hist, sizeof(report.hist));
-		windows_list_open(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC),
-				  opts.leak_ms >= 0);
+		err = windows_list_open(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC),
+					opts.leak_ms >= 0);
+		if (err) {
+			fprintf(stderr, "pksfault: cannot read the windows map: %s\n",
+				strerror(-err));
+			goto out;
+		}
 	}
 	report_print(stdout, &env, &report);
 	/* A report that did not reach its file (a full disk) is no verdict. */

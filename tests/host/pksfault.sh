@@ -9,7 +9,8 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 DATA=$ROOT/tests/host/data
 
-srcs=(pks_common.c kallsyms.c iomem.c hist.c pksfault_opts.c pksfault_fmt.c pksfault_report.c)
+# The sources the tool links, as tools/Makefile lists them (no BPF build).
+read -r -a srcs < <(make -s --no-print-directory -C "$ROOT/tools" print-unit-srcs)
 if ! gcc -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror -I"$ROOT/tools" -I"$ROOT/bpf" \
 	-o "$t/unit" "$ROOT/tests/host/pksfault_unit.c" "${srcs[@]/#/$ROOT/tools/}" \
 	-lbpf -lelf -lz >"$t/cc.log" 2>&1; then

@@ -22,6 +22,7 @@
 #include "pksfault_fmt.h"
 #include "pksfault_opts.h"
 #include "pksfault_report.h"
+#include "pksfault_windows.h"
 
 static int failed, total;
 static const char *datadir;
@@ -653,6 +654,61 @@ static void test_report(void)
 	ksyms_free(env.ks);
 }
 
+/*
+ * The open-window bookkeeping on a made-up map dump: closed records are
+ * skipped, a leak is reported once while open, its close then is its end,
+ * the sweep period follows the threshold.
+ */
+static void test_windows(void)
+{
+	struct pksfault_windows w = { .holder_iter_fd = -1 };
+	struct pksfault_window *wins;
+	struct pksfault_report r;
+	struct pksfault_env env;
+	__u64 *keys;
+	char *buf = NULL;
+
+	sample_env(&env, false);
+	memset(&r, 0, sizeof(r));
+	w.leak_ns = 100000000;	/* 100 ms */
+	w.snap.cap = w.snap.n = 3;
+	keys = w.snap.keys = calloc(3, sizeof(*keys));
+	wins = w.snap.values = calloc(3, sizeof(*wins));
+	sample_window(&wins[0]);	/* open since 1 us */
+	sample_window(&wins[1]);
+	wins[1].start_ns = 0;		/* a thread's record between windows */
+	wins[1].tid = 10;
+	sample_window(&wins[2]);
+	wins[2].tid = 11;
+	wins[2].start_ns = 200000000;	/* open since 200 ms */
+	keys[0] = 9 << 2;
+	keys[1] = 10 << 2;
+	keys[2] = 11 << 2;
+	windows_collect_open(&w);
+	ok(w.nr_open == 2 && wins[1].tid == 11, "windows: closed records are not open windows");
+	CAPTURE(buf, windows_sweep_open(&w, &env, &r, OUT, 250001000ULL));
+	ok(buf && strstr(buf, " LEAK pid=9 tid=9 ") && !strstr(buf, "tid=11") &&
+	   r.leaks_reported_open == 1, "windows: a sweep reports the one past the threshold");
+	free(buf);
+	CAPTURE(buf, windows_sweep_open(&w, &env, &r, OUT, 400001000ULL));
+	ok(buf && strstr(buf, " LEAK pid=9 tid=11 ") && !strstr(buf, "tid=9 ") &&
+	   r.leaks_reported_open == 2, "windows: each leak is reported once, the next when it crosses");
+	free(buf);
+	ok(windows_closed(&w, 9, 1000) && !windows_closed(&w, 9, 1000) && w.nr_reported == 1,
+	   "windows: a reported leak's close is its end, once");
+	CAPTURE(buf, windows_list_snapshot(&w, &env, &r, OUT, 400001000ULL, true));
+	ok(r.open_windows == 2 && buf && strstr(buf, " OPEN pid=9 tid=11 "),
+	   "windows: at exit every open window is counted and listed");
+	free(buf);
+	ok(windows_sweep_period_ns(100000000) == 20000000 &&
+	   windows_sweep_period_ns(300000000) == 60000000 &&
+	   windows_sweep_period_ns(1) == WINDOWS_SWEEP_MIN_NS &&
+	   windows_sweep_period_ns(86400000000000ULL) == WINDOWS_SWEEP_MAX_NS,
+	   "windows: sweeps every fifth of the threshold, 20 ms to 1 s");
+	pks_map_dump_free(&w.snap);
+	ksyms_free(env.ks);
+}
+
 /* A write error (a full disk: /dev/full) is one line and -1, never silence. */
 static void test_check_output(void)
 {
@@ -762,6 +818,7 @@ int main(int argc, char **argv)
 	test_hist();
 	test_format();
 	test_report();
+	test_windows();
 	test_check_output();
 	printf("# pksfault unit: %d tests, %d failed\n", total, failed);
 	return failed ? 1 : 0;
