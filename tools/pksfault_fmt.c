@@ -146,15 +146,20 @@ static void json_rights(FILE *f, uint32_t pkrs, uint16_t mask)
 	fputc('}', f);
 }
 
-static void json_task(FILE *f, const struct pksfault_env *env, uint64_t ts_ns, __u32 cpu,
+/* @cpu: PKSFAULT_CPU_UNKNOWN for a record no event gave a CPU: null. */
+static void json_task(FILE *f, const struct pksfault_env *env, uint64_t ts_ns, int64_t cpu,
 		      __u32 pid, __u32 tid, const char *comm)
 {
 	char when[32];
 
 	/* "time": wall clock, ISO 8601 UTC; "ts_ns": CLOCK_MONOTONIC, as the kernel's. */
 	pks_iso8601((int64_t)ts_ns + env->mono_to_real_ns, when, sizeof(when));
-	fprintf(f, "\"time\":\"%s\",\"ts_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,"
-		"\"comm\":", when, ts_ns, cpu, pid, tid);
+	fprintf(f, "\"time\":\"%s\",\"ts_ns\":%" PRIu64 ",\"cpu\":", when, ts_ns);
+	if (cpu == PKSFAULT_CPU_UNKNOWN)
+		fputs("null", f);
+	else
+		fprintf(f, "%" PRId64, cpu);
+	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"comm\":", pid, tid);
 	json_print_string(f, comm);
 }
 
@@ -298,7 +303,9 @@ void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct p
 	struct window_view v = {
 		.type = leak ? "leak" : "open_window",
 		.label = leak ? "LEAK" : "OPEN",
-		.ts_ns = leak ? now_ns : w->start_ns, .pid = w->pid, .tid = w->tid,
+		/* Found open by a walk over the map: no event, no CPU. */
+		.ts_ns = leak ? now_ns : w->start_ns, .cpu = PKSFAULT_CPU_UNKNOWN,
+		.pid = w->pid, .tid = w->tid,
 		.comm = w->comm, .key = w->key, .flags = w->flags, .still_open = true,
 		.held_ns = now_ns > w->start_ns ? now_ns - w->start_ns : 0,
 		.open_caller = w->caller, .stack = w->stack, .stack_sz = w->stack_sz,

@@ -54,6 +54,9 @@ assert l["stack_at"] == "open" and l["stack"] == ["leak_thread+0x40"], l
 o = objs[3]
 assert o["still_open"] and o["closed_by"] is None and o["opened_by"] == "pmem_submit_bio+0x10 [nd_pmem]"
 assert o["stack_at"] == "holder" and o["stack"] == ["leak_thread+0x40"], o
+# Found open by a walk over the map: no event said on which CPU.
+assert o["cpu"] is None and objs[4]["cpu"] is None, (o, objs[4])
+assert f["cpu"] is not None and l["cpu"] is not None, (f, l)
 b = objs[4]
 assert b["still_open"] and b["opened_before_attach"] and b["opened_by"] is None and b["key"] == -1
 assert b["held_ms"] == 3000.0 and b["closed_by"] is None, b
