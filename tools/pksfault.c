@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -131,6 +132,43 @@ static void setup_env(struct bpf_program *keys_iter)
 }
 
 /*
+ * The terminal, when pksfault runs in its foreground: CMD gets it (its
+ * own process group would otherwise stop on SIGTTIN the moment it reads
+ * it), pksfault takes it back when CMD stops or ends, as a shell does.
+ */
+static bool own_tty;
+
+/* Make @pgrp the terminal's foreground group (not stopped by SIGTTOU). */
+static void give_terminal(pid_t pgrp)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	if (!own_tty)
+		return;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGTTOU, &ign, &old);
+	tcsetpgrp(STDIN_FILENO, pgrp);
+	sigaction(SIGTTOU, &old, NULL);
+}
+
+/*
+ * CMD stopped (Ctrl-Z, or a read of a terminal it does not own): take
+ * the terminal back and stop as a job does, so that the shell sees the
+ * job stopped; once continued, hand the terminal back and continue CMD.
+ */
+static void command_stopped(pid_t pgid, int sig)
+{
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		return;	/* SIGSTOP from someone else: theirs to continue */
+	give_terminal(getpgrp());
+	raise(sig);
+	/* Continued (fg or bg): the terminal only if it is ours again. */
+	own_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	give_terminal(pgid);
+	kill(-pgid, SIGCONT);
+}
+
+/*
  * Fork and exec the command; the exec's errno comes back through a
  * close-on-exec pipe, so "not found" is told apart from the command's
  * own exit 127.  Returns the pid, or -1 after printing why.
@@ -146,6 +184,7 @@ static pid_t start_command(char **cmd)
 		return -1;
 	}
 	fflush(NULL);
+	own_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	parent = getpid();	/* not 1: pksfault may itself be a container's PID 1 */
 	pid = fork();
 	if (pid < 0) {
@@ -163,6 +202,7 @@ static pid_t start_command(char **cmd)
 		 * it started; and killed if pksfault dies without stopping it.
 		 */
 		setpgid(0, 0);
+		give_terminal(getpid());	/* both sides, as shells do: no race */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);	/* pksfault died before the prctl */
@@ -177,12 +217,14 @@ static pid_t start_command(char **cmd)
 	}
 	close(pfd[1]);
 	setpgid(pid, pid);	/* also here: no window where a kill misses the group */
+	give_terminal(pid);
 	do
 		n = read(pfd[0], &err, sizeof(err));
 	while (n < 0 && errno == EINTR);
 	close(pfd[0]);
 	if (n == sizeof(err)) {
 		waitpid(pid, NULL, 0);
+		give_terminal(getpgrp());
 		fprintf(stderr, "pksfault: cannot run '%s': %s\n", cmd[0], strerror(err));
 		return -1;
 	}
@@ -261,8 +303,10 @@ static void stop_group(pid_t pgid, pid_t child)
 	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)STOP_GRACE_S * 1000000000;
 	int status;
 
+	give_terminal(getpgrp());
 	if (kill(-pgid, SIGTERM) && errno == ESRCH)
 		return;	/* nothing left */
+	kill(-pgid, SIGCONT);	/* a stopped process takes SIGTERM only when continued */
 	while (now_ns(CLOCK_MONOTONIC) < deadline) {
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			note_status(status);
@@ -320,7 +364,11 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 		}
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+		if (child > 0 && waitpid(child, &status, WNOHANG | WUNTRACED) == child) {
+			if (WIFSTOPPED(status)) {
+				command_stopped(pgid, WSTOPSIG(status));
+				continue;
+			}
 			note_status(status);
 			child = -1;
 			break;

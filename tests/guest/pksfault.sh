@@ -125,6 +125,24 @@ gate_codes() {
 	expect_rc failing 3 "gate: command's own failure is reported distinctly"
 	grep -q '^command exited 5' "$OUT/failing.out" || { fail "gate: 'command exited 5'"; show failing; }
 	command_group
+	terminal
+}
+
+# On a terminal (script(1) gives one), CMD may read it: pksfault hands it
+# the terminal and takes it back, as a shell does.  (In a process group
+# of its own without the terminal, CMD stopped on SIGTTIN and pksfault
+# waited for ever.)
+terminal() {
+	rc=0
+	printf 'hello\n' | timeout 60 script -qec \
+		"'$PKSFAULT' -- sh -c 'read x; echo got=\$x'" /dev/null >"$OUT/tty.out" 2>&1 || rc=$?
+	if [ "$rc" = 0 ] && grep -q '^got=hello' "$OUT/tty.out" &&
+		grep -q '^result: clean' "$OUT/tty.out"; then
+		pass "on a terminal: CMD reads it (no SIGTTIN stop), the gate is clean (exit 0)"
+	else
+		fail "on a terminal: CMD reads it (exit $rc; 124: pksfault hung)"
+		sed 's/^/#   /' "$OUT/tty.out" | head -n 20
+	fi
 }
 
 # The command runs in its own process group, and the whole group goes
