@@ -247,6 +247,7 @@ static void print_processes(FILE *f, const struct pkstop_sample *s, const struct
 void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o)
 {
 	char tbuf[32], state[80], line[512], n1[32], n2[32], n3[32], n4[32];
+	char town[PKS_TEXT_OWNER_LEN];
 	double per_s = s->interval_s > 0 ? 1.0 / s->interval_s : 0;
 	bool wide = pkstop_layout_wide(o->width, s->keymask);
 	size_t i, match, shown, n = 0;
@@ -261,7 +262,7 @@ void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkst
 	for (key = 0; key < PKS_NR_KEYS; key++) {
 		if (!(s->keymask & (1u << key)))
 			continue;
-		fprintf(f, "%s %d: %s", nkeys ? "," : "", key, s->owners[key]);
+		fprintf(f, "%s %d: %s", nkeys ? "," : "", key, pks_text_owner(s->owners[key], town));
 		nkeys++;
 	}
 	fprintf(f, "%s  (from %s)\n", nkeys ? "" : " none",

@@ -494,6 +494,12 @@ int pks_check_output(FILE *f, const char *tool, const char *name)
 	return -1;
 }
 
+const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN])
+{
+	pks_escape_comm(owner, PKS_OWNER_LEN, buf, PKS_TEXT_OWNER_LEN);
+	return buf;
+}
+
 int pks_parse_long(const char *arg, long min, long max, long *out)
 {
 	char *end;

@@ -204,6 +204,10 @@ int pks_parse_long(const char *arg, long min, long max, long *out);
 const char *pks_fault_mode_name(int mode);
 const char *pks_fault_outcome_name(int outcome);
 
+/* A key owner (a kernel string, escaped all the same) for text: escaped like a comm. */
+#define PKS_TEXT_OWNER_LEN	(PKS_OWNER_LEN * 4 + 1)
+const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN]);
+
 /*
  * libbpf's messages on stderr: its warnings and errors always (a failed
  * load says why, as libbpf-tools do), its info and debug lines with

@@ -166,7 +166,7 @@ static void json_task(FILE *f, const struct pksfault_env *env, uint64_t ts_ns, i
 void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e)
 {
 	char when[32], dev[96], rights[128], ip[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
-	char owner[PKSFAULT_OWNER_LEN + 1], tcomm[TEXT_COMM_LEN];
+	char owner[PKSFAULT_OWNER_LEN + 1], tcomm[TEXT_COMM_LEN], town[PKS_TEXT_OWNER_LEN];
 	uint16_t mask = pksfault_keymask(env, e->key);
 
 	/* The BPF side NUL-terminates, but never trust a record's strings. */
@@ -209,7 +209,8 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 		"pkrs=0x%08x [%s] depth=%u mode=%s outcome=%s%s%s\n",
 		pksfault_time(env, e->ts_ns, when, sizeof(when)), e->cpu, e->pid, e->tid, tcomm,
 		e->write ? "write" : "read", (uint64_t)e->address, dev[0] ? " dev=" : "", dev,
-		e->key, pksfault_owner(env, e->key, owner), e->pkrs, rights, e->depth,
+		e->key, pks_text_owner(pksfault_owner(env, e->key, owner), town), e->pkrs, rights,
+		e->depth,
 		pks_fault_mode_name(e->mode), pks_fault_outcome_name(e->outcome),
 		e->ctx ? " context=" : "", e->ctx ? pksfault_ctx_name(e->ctx) : "");
 	fprintf(f, "    ip: %s\n", ip);
@@ -234,7 +235,7 @@ static const char *stack_at(__u32 flags, bool json)
 static void print_window(FILE *f, const struct pksfault_env *env, const struct window_view *v)
 {
 	char when[32], opener[SYM_LEN], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
-	char tcomm[TEXT_COMM_LEN];
+	char tcomm[TEXT_COMM_LEN], town[PKS_TEXT_OWNER_LEN];
 	bool before = v->flags & PKSFAULT_WIN_SEEDED;
 	const char *owner = v->key >= 0 ? pksfault_owner(env, v->key, NULL) : "key unknown";
 
@@ -272,7 +273,8 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 	pks_escape_comm(v->comm, PKSFAULT_TASK_COMM_LEN, tcomm, sizeof(tcomm));
 	fprintf(f, "%s %s pid=%u tid=%u comm=%s key=%d (%s) %s %.3f ms opened_by=%s%s%s\n",
 		pksfault_time(env, v->ts_ns, when, sizeof(when)), v->label, v->pid, v->tid, tcomm,
-		v->key, owner, v->still_open ? "held so far" : "held", v->held_ns / 1e6,
+		v->key, pks_text_owner(owner, town), v->still_open ? "held so far" : "held",
+		v->held_ns / 1e6,
 		before ? "before-attach" : opener, v->still_open ? "" : " closed_by=",
 		v->still_open ? "" : closer);
 	if (v->stack_sz > 0)
@@ -318,6 +320,7 @@ void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
 			       const struct pksfault_event *e)
 {
 	char when[32], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1], tcomm[TEXT_COMM_LEN];
+	char town[PKS_TEXT_OWNER_LEN];
 	const char *owner = pksfault_owner(env, e->key, NULL);
 
 	snprintf(comm, sizeof(comm), "%.*s", PKSFAULT_TASK_COMM_LEN, e->comm);
@@ -339,6 +342,6 @@ void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
 	fprintf(f, "%s UNBALANCED cpu=%u pid=%u tid=%u comm=%s key=%d (%s) closed_by=%s "
 		"context=%s (closed a window that was not open)\n",
 		pksfault_time(env, e->ts_ns, when, sizeof(when)), e->cpu, e->pid, e->tid, tcomm,
-		e->key, owner, closer, pksfault_ctx_name(e->ctx));
+		e->key, pks_text_owner(owner, town), closer, pksfault_ctx_name(e->ctx));
 	pksfault_print_stack(f, env, e->stack, e->stack_sz, 0, "      ");
 }

@@ -226,7 +226,7 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 {
 	const struct pksfault_stats *st = &r->stats;
 	int idx[REPORT_MAX_STACKS], i, key;
-	char ip[160];
+	char ip[160], town[PKS_TEXT_OWNER_LEN];
 
 	order_stacks(r, idx);
 	if (env->json) {
@@ -241,8 +241,8 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 	fputs(")\n", f);
 	for (key = 0; key < PKS_NR_KEYS; key++)
 		if (r->faults_by_key[key])
-			fprintf(f, "  key %d (%s): %" PRIu64 "\n", key, key_owner(env, r, key),
-				r->faults_by_key[key]);
+			fprintf(f, "  key %d (%s): %" PRIu64 "\n", key,
+				pks_text_owner(key_owner(env, r, key), town), r->faults_by_key[key]);
 	for (i = 0; i < r->nr_stacks && i < SUMMARY_STACKS; i++) {
 		const struct report_stack *s = &r->stacks[idx[i]];
 

@@ -564,6 +564,19 @@ static void test_format(void)
 		  "      leak_thread+0x90\n") != NULL,
 	   "text unbalanced close: task, key, the closer and its stack");
 	free(buf);
+	/* A key owner is a kernel string: escaped on a terminal all the same. */
+	sample_fault(&e);
+	strcpy(e.owner, "ev\x1b[2Jil");
+	strcpy(env.owners[1], "ev\x1b[2Jil");
+	CAPTURE(buf, pksfault_print_fault(OUT, &env, &e));
+	ok(strstr(buf, " key=1 (ev\\x1b[2Jil) ") && !strchr(buf, '\x1b'),
+	   "text fault line: a key owner's control bytes are escaped");
+	free(buf);
+	CAPTURE(buf, pksfault_print_unbalanced(OUT, &env, &e));
+	ok(strstr(buf, " key=1 (ev\\x1b[2Jil) ") && !strchr(buf, '\x1b'),
+	   "text unbalanced close: a key owner's control bytes are escaped");
+	free(buf);
+	strcpy(env.owners[1], "Device Memory");
 	test_format_open(&env);
 	ksyms_free(env.ks);
 }
