@@ -260,10 +260,35 @@ int pks_kernel_has_tracepoints(void)
 	return pks_kernel_has_event("pks_fault");
 }
 
+#define PKS_USERNS_INIT_INO	4026531837u	/* PROC_USER_INIT_INO */
+
+bool pks_userns_is_init(const char *link)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "user:[%u]", PKS_USERNS_INIT_INO);
+	return !strcmp(link, want);
+}
+
 int pks_check_environment(const char *tool)
 {
+	char link[64];
+	ssize_t n;
 	int ret;
 
+	/*
+	 * Root in a user namespace passes the checks below (its capabilities
+	 * are the namespace's) and then fails to load with a bare EPERM.
+	 */
+	n = readlink("/proc/self/ns/user", link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		if (!pks_userns_is_init(link)) {
+			fprintf(stderr, "%s: in a user namespace (%s): loading BPF needs root, or "
+				"CAP_BPF and CAP_PERFMON, in the initial one\n", tool, link);
+			return -1;
+		}
+	}
 	if (geteuid() != 0 && !pks_have_cap(CAP_SYS_ADMIN) &&
 	    !(pks_have_cap(CAP_BPF) && pks_have_cap(CAP_PERFMON))) {
 		fprintf(stderr, "%s: needs root (or CAP_BPF and CAP_PERFMON)\n", tool);

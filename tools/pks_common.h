@@ -139,6 +139,12 @@ bool pks_cpuinfo_has_pks(const char *path);
  */
 int pks_check_environment(const char *tool);
 
+/*
+ * The /proc/self/ns/user link @link names the initial user namespace
+ * (the only one whose capabilities let a process load tracing BPF).
+ */
+bool pks_userns_is_init(const char *link);
+
 /* Effective capability @cap (CAP_*), via capget(2): no libcap to link. */
 bool pks_have_cap(int cap);
 
@@ -193,6 +199,10 @@ const char *pks_iso8601(int64_t ns, char *buf, size_t len);
  */
 size_t pks_escape_comm(const char *in, size_t inlen, char *out, size_t outlen);
 
+/* A key owner (a kernel string, escaped all the same) for text: escaped like a comm. */
+#define PKS_TEXT_OWNER_LEN	(PKS_OWNER_LEN * 4 + 1)
+const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN]);
+
 /*
  * A whole decimal number in [min, max] (no sign games, no trailing junk).
  * Returns 0 and sets *@out, or -1.  For the tools' option parsers.
@@ -203,10 +213,6 @@ int pks_parse_long(const char *arg, long min, long max, long *out);
  * "allowed", "oops", "opened"); "?" for values not listed above. */
 const char *pks_fault_mode_name(int mode);
 const char *pks_fault_outcome_name(int outcome);
-
-/* A key owner (a kernel string, escaped all the same) for text: escaped like a comm. */
-#define PKS_TEXT_OWNER_LEN	(PKS_OWNER_LEN * 4 + 1)
-const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN]);
 
 /*
  * libbpf's messages on stderr: its warnings and errors always (a failed

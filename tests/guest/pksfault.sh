@@ -110,6 +110,13 @@ basics() {
 	[ "$rc" = 2 ] && grep -q 'needs root' "$OUT/noroot.err" &&
 		[ "$(wc -l <"$OUT/noroot.err")" = 1 ] &&
 		pass "not root: one line, exit 2" || { fail "not root (exit $rc)"; show noroot; }
+	# Root in a user namespace has its capabilities only there: one line.
+	rc=0
+	unshare -Ur "$PKSFAULT" -d 1 >"$OUT/userns.out" 2>"$OUT/userns.err" || rc=$?
+	[ "$rc" = 2 ] && grep -q 'in a user namespace' "$OUT/userns.err" &&
+		[ "$(wc -l <"$OUT/userns.err")" = 1 ] &&
+		pass "root in a user namespace: one line saying so, exit 2" ||
+		{ fail "root in a user namespace (exit $rc)"; show userns; }
 }
 
 # The gate's exit statuses; WANT_CLEAN is what a clean command gives.

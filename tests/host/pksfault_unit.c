@@ -112,6 +112,12 @@ static void test_keys_cpuinfo(void)
 	ok(!pks_cpuinfo_has_pks(data("no-such-file")), "cpuinfo missing: no PKS");
 }
 
+static void test_userns(void)
+{
+	ok(pks_userns_is_init("user:[4026531837]") && !pks_userns_is_init("user:[4026532201]") &&
+	   !pks_userns_is_init(""), "user namespace: only the initial one can load tracing BPF");
+}
+
 static void test_parse_long(void)
 {
 	long v = 7;
@@ -823,6 +829,7 @@ int main(int argc, char **argv)
 	test_pkrs();
 	test_keys_cpuinfo();
 	test_parse_long();
+	test_userns();
 	test_json_string();
 	test_escape_comm();
 	test_options();
