@@ -48,6 +48,65 @@ static __always_inline __u32 pks_row_id(int ctx)
 }
 
 /*
+ * -c CGROUP (both tools), --cgroup (pksfault): only tasks in that cgroup
+ * v2 directory or below it.  User space sets pks_cgroup_id (its kernfs
+ * id) before load and puts the directory's fd in pks_cgroup after.
+ */
+const volatile __u64 pks_cgroup_id = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} pks_cgroup SEC(".maps");
+
+/* The current task is in the cgroup (or there is no cgroup filter). */
+static __always_inline bool pks_current_in_cgroup(void)
+{
+	return !pks_cgroup_id || bpf_current_task_under_cgroup(&pks_cgroup, 0) == 1;
+}
+
+#define PKS_CGROUP_MAX_DEPTH	32
+
+/* kernfs_node.parent, renamed __parent in 6.15. */
+struct kernfs_node___pre615 {
+	struct kernfs_node *parent;
+} __attribute__((preserve_access_index));
+struct kernfs_node___615 {
+	struct kernfs_node *__parent;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct kernfs_node *pks_kn_parent(struct kernfs_node *kn)
+{
+	struct kernfs_node___pre615 *old = (void *)kn;
+
+	if (bpf_core_field_exists(old->parent))
+		return BPF_CORE_READ(old, parent);
+	return BPF_CORE_READ((struct kernfs_node___615 *)kn, __parent);
+}
+
+/*
+ * The same for a task iterator's @task (not current): its cgroup's kernfs
+ * node or one of its parents is the cgroup's.
+ */
+static __always_inline bool pks_task_in_cgroup(struct task_struct *task)
+{
+	struct kernfs_node *kn;
+	int i;
+
+	if (!pks_cgroup_id)
+		return true;
+	kn = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn);
+	for (i = 0; i < PKS_CGROUP_MAX_DEPTH && kn; i++) {
+		if (BPF_CORE_READ(kn, id) == pks_cgroup_id)
+			return true;
+		kn = pks_kn_parent(kn);
+	}
+	return false;
+}
+
+/*
  * Whether @task is on a CPU now, and how often it has left one (its
  * voluntary and involuntary context switches).  Kernels without on_cpu
  * (no SMP): say running, the cautious answer for pks_seed_raced().

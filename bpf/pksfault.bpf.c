@@ -119,7 +119,7 @@ static __always_inline bool filtered(int key)
 		return true;
 	if (target_key >= 0 && key != target_key)
 		return true;
-	return false;
+	return !pks_current_in_cgroup();
 }
 
 /* The header of an event about the current task. */
@@ -433,6 +433,8 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 	if (target_tid && tid != target_tid)
 		return 0;
 	if (target_pid && BPF_CORE_READ(task, tgid) != target_pid)
+		return 0;
+	if (!pks_task_in_cgroup(task))
 		return 0;
 	w = bpf_map_lookup_elem(&scratch, &zero);
 	if (!w)

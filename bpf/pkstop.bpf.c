@@ -19,23 +19,22 @@ char LICENSE[] SEC("license") = "GPL";
 
 /*
  * -p PID, -c CGROUP: only that process's threads, or only threads in that
- * cgroup (v2 id), get rows, so that others cannot fill the thread map and
- * leave the target uncounted.  Set before load; 0 = every thread (and the
- * per-CPU idle and softirq rows).
+ * cgroup or below it (pks_current_in_cgroup()), get rows, so that others
+ * cannot fill the thread map and leave the target uncounted.  Set before
+ * load; 0 = every thread (and the per-CPU idle and softirq rows).
  */
 const volatile __u32 target_tgid = 0;
-const volatile __u64 target_cgroup = 0;
 
 /* The filters above, for the event's thread (row id @tid). */
 static __always_inline bool watched(__u32 tid)
 {
-	if (!target_tgid && !target_cgroup)
+	if (!target_tgid && !pks_cgroup_id)
 		return true;
 	if (tid & PKS_ROW_PER_CPU)
 		return false;
 	if (target_tgid && bpf_get_current_pid_tgid() >> 32 != target_tgid)
 		return false;
-	return !target_cgroup || bpf_get_current_cgroup_id() == target_cgroup;
+	return pks_current_in_cgroup();
 }
 
 /*
@@ -350,7 +349,7 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 
 	if (!task || (target_tgid && task->tgid != target_tgid))
 		return 0;
-	if (target_cgroup && BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) != target_cgroup)
+	if (!pks_task_in_cgroup(task))
 		return 0;
 	rec.tid = task->pid;
 	rec.pid = task->tgid;

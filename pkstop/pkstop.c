@@ -488,7 +488,7 @@ int main(int argc, char **argv)
 			pkstop_bpf__destroy(p.skel);
 			return PKS_EXIT_ERROR;
 		}
-		p.skel->rodata->target_cgroup = cgid;
+		p.skel->rodata->pks_cgroup_id = cgid;
 	}
 	if (!p.keys_path && pks_keys_iter_prepare(p.skel->progs.pkstop_keys))
 		p.keys_iter = p.skel->progs.pkstop_keys;
@@ -504,6 +504,10 @@ int main(int argc, char **argv)
 	if (pks_load_keys(p.keys_iter, p.keys_path, p.start_owners,
 			  &p.start_mask, &p.start_source) < 0)
 		p.start_mask = 0;
+	if (opts.cgroup && (err = pks_cgroup_attach(p.skel->maps.pks_cgroup, opts.cgroup))) {
+		fprintf(stderr, "pkstop: -c %s: %s\n", opts.cgroup, strerror(-err));
+		goto out;
+	}
 	err = setup_sync(&p);
 	if (err) {
 		fprintf(stderr, "pkstop: cannot create the sync maps: %s\n", strerror(-err));

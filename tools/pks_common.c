@@ -2,6 +2,8 @@
 /* Shared user-space helpers for the PKS BPF tools; see pks_common.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -231,6 +233,54 @@ int pks_cgroup_id(const char *path, uint64_t *id)
 	if (sfs.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	*id = st.st_ino;
+	return 0;
+}
+
+int pks_cgroup_attach(struct bpf_map *map, const char *path)
+{
+	__u32 zero = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(bpf_map__fd(map), &zero, &fd, BPF_ANY))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int pks_own_cgroup(const char *cgroup_file, const char *mounts_file, char *buf, size_t len)
+{
+	char line[4096], dev[256], dir[PATH_MAX], type[64], rel[PATH_MAX] = "";
+	bool found = false;
+	FILE *f;
+
+	f = fopen(cgroup_file ? cgroup_file : "/proc/self/cgroup", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {	/* the v2 hierarchy */
+			snprintf(rel, sizeof(rel), "%s", line + 3);
+			rel[strcspn(rel, "\n")] = '\0';
+			found = true;
+			break;
+		}
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	f = fopen(mounts_file ? mounts_file : "/proc/self/mounts", "r");
+	if (!f)
+		return -errno;
+	found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%255s %4095s %63s", dev, dir, type) == 3 &&
+			!strcmp(type, "cgroup2");
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	if ((size_t)snprintf(buf, len, "%s%s", dir, strcmp(rel, "/") ? rel : "") >= len)
+		return -ENAMETOOLONG;
 	return 0;
 }
 

@@ -155,6 +155,21 @@ bool pks_have_cap(int cap);
  */
 int pks_cgroup_id(const char *path, uint64_t *id);
 
+struct bpf_map;
+
+/*
+ * After load: put the cgroup v2 directory @path in a tool's pks_cgroup
+ * map (bpf/pks_bpf.h), for bpf_current_task_under_cgroup().  0 or -errno.
+ */
+int pks_cgroup_attach(struct bpf_map *map, const char *path);
+
+/*
+ * The cgroup v2 directory this process is in, from /proc/self/cgroup and
+ * the cgroup2 mount in /proc/self/mounts (@cgroup_file, @mounts_file:
+ * NULL for those; files for tests).  0 or -errno.
+ */
+int pks_own_cgroup(const char *cgroup_file, const char *mounts_file, char *buf, size_t len);
+
 /* The kernel BTF has the btf_trace_pks_fault typedef (i.e. the tracepoints). */
 int pks_kernel_has_tracepoints(void);
 /* ... and btf_trace_@event: 1 yes, 0 no, -errno when BTF is unreadable. */

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,6 +398,8 @@ int main(int argc, char **argv)
 	PKS_OPEN_OPTS(open_opts);
 	struct pksfault_bpf *skel;
 	struct sigaction sa = { .sa_handler = on_signal };
+	char cgroup_path[PATH_MAX];
+	uint64_t cgroup_id = 0;
 	int err, ret = PKS_EXIT_ERROR;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* serial consoles, pipes: whole lines */
@@ -418,6 +421,21 @@ int main(int argc, char **argv)
 	skel->rodata->target_pid = opts.pid;
 	skel->rodata->target_tid = opts.tid;
 	skel->rodata->target_key = opts.key;
+	if (opts.cgroup_self || opts.cgroup) {
+		if (opts.cgroup_self &&
+		    (err = pks_own_cgroup(NULL, NULL, cgroup_path, sizeof(cgroup_path)))) {
+			fprintf(stderr, "pksfault: --cgroup: cannot tell this process's cgroup: %s\n",
+				strerror(-err));
+			goto out;
+		}
+		err = pks_cgroup_id(opts.cgroup ? opts.cgroup : cgroup_path, &cgroup_id);
+		if (err) {
+			fprintf(stderr, "pksfault: cgroup %s: %s\n", opts.cgroup ? opts.cgroup : cgroup_path,
+				err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+			goto out;
+		}
+		skel->rodata->pks_cgroup_id = cgroup_id;
+	}
 	skel->rodata->track_windows = opts.leak_ms >= 0 || opts.hist;
 	skel->rodata->window_stacks = opts.open_stacks;
 	skel->rodata->leak_ns = opts.leak_ms >= 0 ? (__u64)opts.leak_ms * 1000000 : 0;
@@ -445,6 +463,11 @@ int main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "pksfault: cannot load BPF programs: %s (-v for details)\n",
 			strerror(-err));
+		goto out;
+	}
+	if (cgroup_id && (err = pks_cgroup_attach(skel->maps.pks_cgroup,
+						  opts.cgroup ? opts.cgroup : cgroup_path))) {
+		fprintf(stderr, "pksfault: cannot filter by cgroup: %s\n", strerror(-err));
 		goto out;
 	}
 	err = pksfault_bpf__attach(skel);

@@ -34,6 +34,7 @@ static const char doc[] =
 "    pksfault --hist -d 5        # histogram of window durations\n"
 "    pksfault --json -- fio job.fio   # CI gate: run fio, JSON Lines out\n"
 "    pksfault --leak 50 -- make test  # exit 1 on faults or leaks\n"
+"    pksfault --cgroup -- make test   # only make's cgroup: not another job's\n"
 "\n"
 "OPTIONS:";
 
@@ -43,12 +44,16 @@ enum {
 	OPT_JSON,
 	OPT_TIMEOUT,
 	OPT_OPEN_STACKS,
+	OPT_CGROUP,
 };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
 	{ "tid", 't', "TID", 0, "Trace this thread only", 0 },
 	{ "key", 'k', "KEY", 0, "Trace this protection key only (0-15)", 0 },
+	{ "cgroup", OPT_CGROUP, NULL, 0,
+	  "With -- CMD: only CMD's cgroup (pksfault's own) and the cgroups below it", 0 },
+	{ NULL, 'c', "PATH", 0, "Only tasks in the cgroup v2 directory PATH and below it", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then summarize", 0 },
 	{ "leak", OPT_LEAK, "MS", 0,
 	  "Report device-access windows held open longer than MS ms", 0 },
@@ -117,6 +122,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HIST:
 		o->hist = true;
+		break;
+	case OPT_CGROUP:
+		o->cgroup_self = true;
+		break;
+	case 'c':
+		if (!*arg) {
+			fprintf(ps->err, "pksfault: -c needs a cgroup directory\n");
+			ps->said = true;
+			return EINVAL;
+		}
+		o->cgroup = arg;
 		break;
 	case OPT_OPEN_STACKS:
 		o->open_stacks = true;
@@ -199,6 +215,14 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 	}
 	if (opts->open_stacks && opts->leak_ms < 0) {
 		fprintf(err, "pksfault: --open-stacks needs --leak MS\n");
+		return -1;
+	}
+	if (opts->cgroup_self && !opts->cmd) {
+		fprintf(err, "pksfault: --cgroup gates a command (-- CMD); -c PATH names a cgroup\n");
+		return -1;
+	}
+	if (opts->cgroup_self && opts->cgroup) {
+		fprintf(err, "pksfault: --cgroup and -c PATH exclude each other\n");
 		return -1;
 	}
 	if (opts->timeout && !opts->cmd) {

@@ -15,6 +15,8 @@ struct pksfault_opts {
 	int duration;		/* -d: seconds, 0 = until CMD ends or a signal */
 	int timeout;		/* --timeout: seconds CMD may run, 0 = no limit */
 	long leak_ms;		/* --leak: threshold, -1 = windows not followed */
+	const char *cgroup;	/* -c: only tasks in this cgroup v2 directory or below */
+	bool cgroup_self;	/* --cgroup: ... in pksfault's own (CMD's) cgroup */
 	bool hist;		/* --hist */
 	bool open_stacks;	/* --open-stacks: unwind at each window open */
 	bool json;		/* --json */

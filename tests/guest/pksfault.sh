@@ -403,6 +403,50 @@ leak_before_attach() {
 	while [ -d "/proc/$tid" ]; do sleep 0.2; done	# closed before the next test
 }
 
+# --cgroup gates CMD's own cgroup (and below): a stray fault from another
+# cgroup does not fail it, one from CMD does.
+cgroup_gate() {
+	local cg=/sys/fs/cgroup phys i out p
+	phys=$(inj_phys) || { fail "namespace address not found"; return; }
+	grep -q "^[^ ]* $cg cgroup2 " /proc/mounts || mount -t cgroup2 cgroup2 "$cg" ||
+		{ fail "--cgroup: cannot mount cgroup2"; return; }
+	mkdir -p "$cg/pf-job/sub" "$cg/pf-other"
+	rc=0
+	sh -c "echo \$\$ >$cg/pf-job/cgroup.procs && exec '$PKSFAULT' --cgroup --json -- sleep 8" \
+		>"$OUT/cg.out" 2>"$OUT/cg.err" &
+	bg_pid=$!
+	# CMD starts once the programs are attached: wait for it in the cgroup.
+	for i in $(seq 1 300); do
+		for p in $(cat "$cg/pf-job/cgroup.procs"); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = sleep ] && break 2
+		done
+		sleep 0.1
+	done
+	sh -c "echo \$\$ >$cg/pf-other/cgroup.procs && echo inject $phys $INJ_LEN 5 51 nowindow >$HOOK"
+	wait "$bg_pid" || rc=$?
+	if out=$(jcheck "$OUT/cg.out" "s['faults'] == 0 and s['faults_counted'] == 0" 2>&1) &&
+		[ "$rc" = 0 ]; then
+		pass "--cgroup: 5 stray writes from another cgroup do not fail CMD's gate (exit 0)"
+	else
+		fail "--cgroup: another cgroup's faults ignored (exit $rc)"
+		echo "$out" | sed 's/^/#   /'
+		show cg
+	fi
+	rc=0
+	sh -c "echo \$\$ >$cg/pf-job/cgroup.procs && exec '$PKSFAULT' --cgroup --json -- \
+		sh -c 'echo \$\$ >$cg/pf-job/sub/cgroup.procs && echo inject $phys $INJ_LEN 5 52 nowindow >$HOOK'" \
+		>"$OUT/cg2.out" 2>"$OUT/cg2.err" || rc=$?
+	if out=$(jcheck "$OUT/cg2.out" "s['faults'] == 5 and len(by('fault')) == 5" 2>&1) &&
+		[ "$rc" = 1 ]; then
+		pass "--cgroup: 5 stray writes from CMD, in a cgroup below its own, fail the gate (exit 1)"
+	else
+		fail "--cgroup: CMD's own faults fail the gate (exit $rc)"
+		echo "$out" | sed 's/^/#   /'
+		show cg2
+	fi
+	rmdir "$cg/pf-job/sub" "$cg/pf-job" "$cg/pf-other" 2>/dev/null
+}
+
 # Attaching while a thread opens and closes windows as fast as it can:
 # the task iterator's seed sees the depth of an open whose event has not
 # fired yet (the kernel raises the depth first).  That seed must become
@@ -520,6 +564,7 @@ else
 	check "fsdax namespace" ns_mode fsdax mem
 	gate_codes
 	injection
+	cgroup_gate
 	without_root
 	relaxed
 	leaks

@@ -119,19 +119,20 @@ cgroup_filter() {
 	if ! grep -q "^[^ ]* $cg cgroup2 " /proc/mounts; then
 		mount -t cgroup2 cgroup2 "$cg" || { fail "-c: cannot mount cgroup2"; return; }
 	fi
-	mkdir -p "$cg/pkstop-test"
+	mkdir -p "$cg/pkstop-test/sub"
 	# Loading takes seconds on a busy host: the load starts once the first
-	# interval is out, and runs through the other two.
+	# interval is out, and runs through the other two.  dd runs in a
+	# cgroup below the one named: descendants are included.
 	"$PKSTOP" --json -c "$cg/pkstop-test" 1 3 >"$OUT/cg.json" 2>"$OUT/cg.err" &
 	pk=$!
 	first_interval "$OUT/cg.json"
-	sh -c "echo \$\$ >$cg/pkstop-test/cgroup.procs &&
+	sh -c "echo \$\$ >$cg/pkstop-test/sub/cgroup.procs &&
 		exec dd if=/dev/pmem0 of=/dev/null bs=4096 count=3000 iflag=direct status=none" &
 	dd=$!
 	hook windows 1 500 2 >/dev/null
 	wait "$dd" || true
 	wait "$pk" || rc=$?
-	check "-c CGROUP: only the cgroup's thread (dd, $dd), in the view and in the thread map (exit $rc)" python3 -c '
+	check "-c CGROUP: only the cgroup's thread (dd, $dd, in a cgroup below it), in the view and in the thread map (exit $rc)" python3 -c '
 import json, sys
 docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 rows = [r for d in docs for r in d["threads"]]
@@ -143,7 +144,7 @@ tot = sum(d["totals"]["opens"] for d in docs)
 assert dd > 0 and tot >= dd + 100, (dd, tot)	# the kthread ran too
 print("# dd opens %d, all threads %d" % (dd, tot))
 ' "$OUT/cg.json" "$dd"
-	rmdir "$cg/pkstop-test"
+	rmdir "$cg/pkstop-test/sub" "$cg/pkstop-test"
 	rc=0
 	"$PKSTOP" -c /tmp 1 1 >/dev/null 2>"$OUT/cg-bad.err" || rc=$?
 	check "-c on a directory that is no cgroup: exit 2, one line ($(cat "$OUT/cg-bad.err"))" \

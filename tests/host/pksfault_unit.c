@@ -273,6 +273,29 @@ static void test_options(void)
 	ok(r == -1 && strstr(err, "--timeout needs a command") && !strchr(err, '\n')[1],
 	   "options: --timeout without a command rejected, one line");
 	free(err);
+	r = parse("--cgroup -- make test", &o, &err);
+	ok(!r && o.cgroup_self && !o.cgroup, "options: --cgroup gates CMD's own cgroup");
+	free(err);
+	r = parse("-c /sys/fs/cgroup/ci -d 5", &o, &err);
+	ok(!r && !o.cgroup_self && o.cgroup && !strcmp(o.cgroup, "/sys/fs/cgroup/ci"),
+	   "options: -c PATH names a cgroup");
+	free(err);
+	r = parse("--cgroup -d 5", &o, &err);
+	ok(r == -1 && strstr(err, "--cgroup gates a command") && !strchr(err, '\n')[1],
+	   "options: --cgroup without a command rejected, one line");
+	free(err);
+}
+
+/* --cgroup: the cgroup v2 directory this process is in. */
+static void test_own_cgroup(void)
+{
+	char buf[256];
+
+	ok(!pks_own_cgroup(data("cgroup.sample"), data("mounts.sample"), buf, sizeof(buf)) &&
+	   !strcmp(buf, "/sys/fs/cgroup/ci/job-42"),
+	   "cgroup: own cgroup from /proc/self/cgroup under the cgroup2 mount");
+	ok(pks_own_cgroup(data("cgroup.sample"), data("cpuinfo-pks.sample"), buf, sizeof(buf)) ==
+	   -ENOENT, "cgroup: no cgroup2 mount is an error, not a guess");
 }
 
 static void test_kallsyms(void)
@@ -833,6 +856,7 @@ int main(int argc, char **argv)
 	test_json_string();
 	test_escape_comm();
 	test_options();
+	test_own_cgroup();
 	test_kallsyms();
 	test_iomem();
 	test_hist();
