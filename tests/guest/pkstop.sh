@@ -151,6 +151,44 @@ print("# dd opens %d, all threads %d" % (dd, tot))
 		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$OUT/cg-bad.err') = 1 ] && grep -q 'not a cgroup v2 directory' '$OUT/cg-bad.err'"
 }
 
+# The task iterator runs every interval.  A thread it finds between
+# raising its depth and its open event (the windows kthread at 100000 Hz
+# is nearly always there under TCG) must not get a window that never
+# closes: its held time stays that of its own microsecond windows.
+seed_race() {
+	local out tid rc=0
+	out=$(hook windows 1 100000 10)
+	tid=$(sed -n 's/^windows tid=\([0-9]*\) .*/\1/p' <<<"$out")
+	"$PKSTOP" --json 0.2 25 >"$OUT/race.json" 2>"$OUT/race.err" || rc=$?
+	check "seed race: the windows storm (tid $tid) never shows a window held for ever, 25 iterator runs (exit $rc)" \
+		python3 - "$OUT/race.json" "$tid" <<'PY'
+import json, sys
+docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
+rows = [r for d in docs for r in d["threads"] if r["tid"] == int(sys.argv[2])]
+held = [r["held_s"] for r in rows]
+print("# storm rows %d, held_s %s" % (len(rows), held[-5:]))
+assert len(docs) == 25 and rows, (len(docs), len(rows))
+assert all(h is None or h < 0.5 for h in held), held
+PY
+	while [ -d "/proc/$tid" ]; do sleep 0.5; done
+}
+
+# One keys iterator, the one user space gates on the kfunc: a second,
+# ungated copy kept pkstop from loading on a kernel without it.
+one_keys_iterator() {
+	local pk i n=0 names
+	"$PKSTOP" -b 0.5 6 >/dev/null 2>&1 &
+	pk=$!
+	for i in $(seq 1 300); do
+		bpftool prog show 2>/dev/null | grep -q ' name pkstop_tasks ' && break
+		sleep 0.1
+	done
+	names=$(bpftool prog show 2>/dev/null | grep -o ' name [a-z_]*_keys ' | tr -s ' ' | tr '\n' ',')
+	n=$(bpftool prog show 2>/dev/null | grep -c ' name [a-z_]*_keys ')
+	wait "$pk"
+	check "one keys iterator loaded ($names)" test "$n" = 1
+}
+
 # The table fits the terminal it runs on: every line within 80 columns on
 # an 80x24 one (rows: the leak thread, the shell), PKRS shown on a wide one.
 tty_fit() {
@@ -597,6 +635,8 @@ for d in docs:
 assert sum(d["totals"]["opens"] for d in docs) >= 100, "the other thread ran"
 ' "$OUT/pid.json" "$lt"
 	cgroup_filter
+	seed_race
+	one_keys_iterator
 	core_without_depth
 	umount "$MNT"
 	irq_isolation
