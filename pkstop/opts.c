@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opts.h"
+#include "pks_common.h"	/* PKS_TOOLS_VERSION */
 
 static const char doc[] =
 "Live, top-like view of protection keys (PKS), per thread.\n"
@@ -42,7 +43,7 @@ static const char doc[] =
 "Exit status: 0 ok, 2 bad option, missing privileges, no BTF or no pks\n"
 "tracepoints.\n";
 
-enum { OPT_JSON = 0x100, OPT_OPENMETRICS };
+enum { OPT_JSON = 0x100, OPT_OPENMETRICS, OPT_VERSION };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Only threads of this process (filtered in BPF)", 0 },
@@ -58,6 +59,7 @@ static const struct argp_option options[] = {
 	{ "openmetrics", OPT_OPENMETRICS, "FILE", 0,
 	  "Also write the counters to FILE each interval (atomically), for node exporter", 0 },
 	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
+	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{},
 };
@@ -179,6 +181,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		o->verbose = true;
+		break;
+	case OPT_VERSION:
+		printf("pkstop %s\n", PKS_TOOLS_VERSION);
+		o->help = true;	/* printed: exit 0, as after --help */
 		break;
 	case 'h':
 		/* Not argp_state_help(): ARGP_NO_ERRS silences it. */

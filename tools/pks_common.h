@@ -14,6 +14,11 @@
 
 #include "pks_ctx.h"	/* PKS_NR_KEYS, PKS_OWNER_LEN, PKS_PKRS_DEFAULT */
 
+/* Both tools' --version; the build may set it from git describe. */
+#ifndef PKS_TOOLS_VERSION
+#define PKS_TOOLS_VERSION	"1.1"
+#endif
+
 /*
  * Exit statuses, one table for both tools (EXIT STATUS in pksfault(8)
  * and pkstop(8)).  Found beats lost: a run that found something says so

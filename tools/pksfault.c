@@ -37,6 +37,9 @@ static struct pksfault_opts opts;
 static struct pksfault_env env;
 static struct pksfault_report report;
 static struct pksfault_windows windows;
+/* Where records and the summary go: stdout, or -o FILE (then CMD keeps stdout). */
+static FILE *out;
+static const char *out_name = "stdout";
 
 static void on_signal(int sig)
 {
@@ -89,15 +92,15 @@ static int handle_event(void *ctx, void *data, size_t size)
 	switch (e->type) {
 	case PKSFAULT_EV_FAULT:
 		report_add_fault(&report, e);
-		pksfault_print_fault(stdout, &env, e);
+		pksfault_print_fault(out, &env, e);
 		break;
 	case PKSFAULT_EV_LEAK:
 		report_add_leak(&report, e);
-		pksfault_print_leak(stdout, &env, e, windows_closed(&windows, e->tid, e->open_ns));
+		pksfault_print_leak(out, &env, e, windows_closed(&windows, e->tid, e->open_ns));
 		break;
 	case PKSFAULT_EV_UNBALANCED:
 		report_add_unbalanced(&report, e);
-		pksfault_print_unbalanced(stdout, &env, e);
+		pksfault_print_unbalanced(out, &env, e);
 		break;
 	}
 	return 0;
@@ -208,7 +211,7 @@ static pid_t start_command(char **cmd)
 		if (getppid() != parent)
 			_exit(127);	/* pksfault died before the prctl */
 		/* --json: our stdout carries JSON Lines only; the command's goes to stderr. */
-		if (opts.json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		if (opts.json && !opts.output && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(cmd[0], cmd);
 		err = errno;
@@ -355,7 +358,7 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 			return PKS_EXIT_ERROR;
 		}
 		/* A leak is reported within a sweep period of crossing the threshold. */
-		err = windows_sweep(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC));
+		err = windows_sweep(&windows, &env, &report, out, now_ns(CLOCK_MONOTONIC));
 		if (err < 0) {
 			fprintf(stderr, "pksfault: cannot read the windows map: %s\n",
 				strerror(-err));
@@ -405,8 +408,18 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* serial consoles, pipes: whole lines */
 	if (pksfault_parse_args(argc, argv, &opts, stderr))
 		return PKS_EXIT_ERROR;
-	if (opts.help)
-		return 0;
+	if (opts.help || opts.version)
+		return PKS_EXIT_CLEAN;
+	out = stdout;
+	if (opts.output) {
+		out = fopen(opts.output, "we");
+		if (!out) {
+			fprintf(stderr, "pksfault: -o %s: %s\n", opts.output, strerror(errno));
+			return PKS_EXIT_ERROR;
+		}
+		setvbuf(out, NULL, _IOLBF, 0);	/* a tail -f of it sees whole records */
+		out_name = opts.output;
+	}
 	if (pks_check_environment("pksfault"))
 		return PKS_EXIT_ERROR;
 	if (!pks_cpu_has_pks())
@@ -526,7 +539,7 @@ int main(int argc, char **argv)
 		goto out;
 	if (skel->rodata->track_windows) {
 		memcpy(report.hist, (const void *)skel->bss->hist, sizeof(report.hist));
-		err = windows_list_open(&windows, &env, &report, stdout, now_ns(CLOCK_MONOTONIC),
+		err = windows_list_open(&windows, &env, &report, out, now_ns(CLOCK_MONOTONIC),
 					opts.leak_ms >= 0);
 		if (err) {
 			fprintf(stderr, "pksfault: cannot read the windows map: %s\n",
@@ -534,9 +547,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	report_print(stdout, &env, &report);
+	report_print(out, &env, &report);
 	/* A report that did not reach its file (a full disk) is no verdict. */
-	ret = pks_check_output(stdout, "pksfault", "stdout") ? PKS_EXIT_ERROR
+	ret = pks_check_output(out, "pksfault", out_name) ? PKS_EXIT_ERROR
 							     : report_exit_code(&report);
 out:
 	bpf_link__destroy(iter);
@@ -544,5 +557,9 @@ out:
 	ring_buffer__free(rb);
 	pksfault_bpf__destroy(skel);
 	ksyms_free(env.ks);
+	if (out && out != stdout && fclose(out) && ret != PKS_EXIT_ERROR) {
+		fprintf(stderr, "pksfault: writing %s: %s\n", out_name, strerror(errno));
+		ret = PKS_EXIT_ERROR;
+	}
 	return ret;
 }

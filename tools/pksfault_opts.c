@@ -9,7 +9,6 @@
 #include "pks_common.h"
 #include "pksfault_opts.h"
 
-const char *argp_program_version = "pksfault 1.0";
 const char *argp_program_bug_address = "the PKS project (README.md)";
 
 static const char doc[] =
@@ -33,6 +32,7 @@ static const char doc[] =
 "    pksfault --leak 100         # also windows held open over 100 ms\n"
 "    pksfault --hist -d 5        # histogram of window durations\n"
 "    pksfault --json -- fio job.fio   # CI gate: run fio, JSON Lines out\n"
+"    pksfault --json -o gate.jsonl -- make test  # JSON Lines to a file, make keeps stdout\n"
 "    pksfault --leak 50 -- make test  # exit 1 on faults or leaks\n"
 "    pksfault --cgroup -- make test   # only make's cgroup: not another job's\n"
 "\n"
@@ -45,6 +45,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_OPEN_STACKS,
 	OPT_CGROUP,
+	OPT_VERSION,
 };
 
 static const struct argp_option options[] = {
@@ -65,7 +66,10 @@ static const struct argp_option options[] = {
 	  "Stop CMD (its whole process group) after SECONDS: exit 4 if otherwise clean", 0 },
 	{ "json", OPT_JSON, NULL, 0,
 	  "JSON Lines: one object per event and the summary (CMD's stdout goes to stderr)", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "Records and summary to FILE, not stdout (with --json, CMD keeps stdout)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
+	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{},
 };
@@ -148,6 +152,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
+	case 'o':
+		if (!*arg) {
+			fprintf(ps->err, "pksfault: -o needs a file name\n");
+			ps->said = true;
+			return EINVAL;
+		}
+		o->output = arg;
+		break;
+	case OPT_VERSION:
+		printf("pksfault %s\n", PKS_TOOLS_VERSION);
+		o->version = true;
+		break;
 	case 'h':
 		/* argp_state_help() is silent under ARGP_NO_ERRS: call argp_help(). */
 		argp_help(state->root_argp, stdout, ARGP_HELP_STD_HELP, "pksfault");
@@ -207,7 +223,7 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 	free(copy);
 	if (ret)
 		return -1;
-	if (opts->help)
+	if (opts->help || opts->version)
 		return 0;
 	if (opts->duration && opts->cmd) {
 		fprintf(err, "pksfault: -d and -- CMD exclude each other\n");

@@ -22,6 +22,8 @@ struct pksfault_opts {
 	bool json;		/* --json */
 	bool verbose;		/* -v */
 	bool help;		/* --help was printed: exit 0 */
+	bool version;		/* --version was printed: exit 0 */
+	const char *output;	/* -o FILE: records and summary there, not on stdout */
 	char **cmd;		/* after "--": NULL-terminated, or NULL */
 };
 

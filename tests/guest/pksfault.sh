@@ -101,6 +101,25 @@ basics() {
 	pf badopt -k 99
 	[ "$rc" = 2 ] && [ "$(wc -l <"$OUT/badopt.err")" = 1 ] &&
 		pass "bad option: one line on stderr, exit 2" || { fail "bad option (exit $rc)"; show badopt; }
+	pf version --version
+	[ "$rc" = 0 ] && grep -Eqx 'pksfault [0-9][0-9.a-z-]*' "$OUT/version.out" &&
+		pass "--version: one line, exit 0" || { fail "--version (exit $rc)"; show version; }
+	# A report that cannot be written is no verdict: exit 2, one line.
+	rc=0
+	"$PKSFAULT" --json -- true >/dev/full 2>"$OUT/full.err" || rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$OUT/full.err")" = 1 ] &&
+		grep -q 'writing stdout: No space left on device' "$OUT/full.err" &&
+		pass "output on a full disk: one line, exit 2 (never clean)" ||
+		{ fail "output on a full disk (exit $rc)"; sed 's/^/#   /' "$OUT/full.err"; }
+	# -o FILE: the records go there, CMD keeps stdout.
+	pf ofile --json -o "$OUT/o.jsonl" -- echo hello
+	if [ "$rc" = 0 ] && [ "$(cat "$OUT/ofile.out")" = hello ] &&
+		jcheck "$OUT/o.jsonl" "s['exit'] == 0 and s['command_exit'] == 0" >/dev/null 2>&1; then
+		pass "-o FILE --json: JSON Lines in FILE, CMD's output on stdout, exit 0"
+	else
+		fail "-o FILE --json (exit $rc)"
+		show ofile
+	fi
 	pf verbose -v -d 1
 	[ "$rc" = 0 ] && grep -q '^libbpf: ' "$OUT/verbose.err" &&
 		pass "-v: libbpf debug output on stderr" || { fail "-v (exit $rc)"; show verbose; }

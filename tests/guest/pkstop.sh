@@ -27,6 +27,10 @@ basics() {
 	check "unprivileged: exit 2, says it needs root ($(cat "$OUT/err"))" \
 		bash -c "[ $rc = 2 ] && grep -q 'needs root' '$OUT/err'"
 	check "--help has examples" bash -c "'$PKSTOP' --help | grep -q EXAMPLES"
+	check "--version: one line, exit 0" bash -c "[ \"\$('$PKSTOP' --version | grep -Ec '^pkstop [0-9]')\" = 1 ]"
+	rc=0; "$PKSTOP" --json 0.3 1 >/dev/full 2>"$OUT/err" || rc=$?
+	check "output on a full disk: exit 2, one line ($(cat "$OUT/err"))" \
+		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$OUT/err') = 1 ] && grep -q 'writing stdout' '$OUT/err'"
 	without_root
 	rc=0; out=$(env -u TERM "$PKSTOP" 0.5 2 2>&1) || rc=$?
 	check "TERM unset, stdout not a TTY: batch output, 2 intervals, exit 0" \

@@ -273,6 +273,13 @@ static void test_options(void)
 	ok(r == -1 && strstr(err, "--timeout needs a command") && !strchr(err, '\n')[1],
 	   "options: --timeout without a command rejected, one line");
 	free(err);
+	r = parse("--version", &o, &err);
+	ok(!r && o.version && !*err, "options: --version is accepted (exit 0)");
+	free(err);
+	r = parse("--json -o gate.jsonl -- make test", &o, &err);
+	ok(!r && o.json && o.output && !strcmp(o.output, "gate.jsonl") && o.cmd,
+	   "options: -o FILE");
+	free(err);
 	r = parse("--cgroup -- make test", &o, &err);
 	ok(!r && o.cgroup_self && !o.cgroup, "options: --cgroup gates CMD's own cgroup");
 	free(err);

@@ -97,6 +97,8 @@ static void test_opts(void)
 	      "options: defaults (1 s, forever, all processes, sort by depth)");
 	check(parse("5 10", &o) == 0 && o.interval == 5.0 && o.count == 10,
 	      "options: [interval] [count]");
+	check(parse("--version", &o) == 1 && !strncmp(parse_stdout, "pkstop ", 7) &&
+	      strchr(parse_stdout, '\n'), "options: --version prints 'pkstop VERSION', exit 0");
 	check(parse("0.5", &o) == 0 && o.interval == 0.5, "options: fractional interval");
 	check(parse("-p 42 -r 3 -s faults -C -b --json -v 2", &o) == 0 && o.pid == 42 &&
 	      o.rows == 3 && o.sort == PKSTOP_SORT_FAULTS && o.noclear && o.batch && o.json &&
