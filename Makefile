@@ -9,7 +9,8 @@ DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	qemu-system-x86 ndctl e2fsprogs fio util-linux procps gnuplot-nox \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev \
 	xfsprogs stress-ng dmsetup \
-	gcc-mips64el-linux-gnuabi64 gcc-aarch64-linux-gnu prometheus-node-exporter sparse bpftrace
+	gcc-mips64el-linux-gnuabi64 gcc-aarch64-linux-gnu prometheus-node-exporter sparse bpftrace \
+	prometheus python3-junitparser
 
 .PHONY: all deps kernel guest-bins tools floor run shell test bench stress \
 	check-series export clean

@@ -57,6 +57,19 @@ else
 	rc=1
 fi
 
+# --prometheus writes the Prometheus text format 0.0.4: its own parser
+# and linter (promtool, Debian's prometheus package) must take it whole.
+if ! command -v promtool >/dev/null; then
+	not_ok "metrics file passes promtool check metrics (promtool missing: apt-get install prometheus)"
+	rc=1
+elif "$bin" prom >"$OUT/pks.prom" && out=$(promtool check metrics <"$OUT/pks.prom" 2>&1); then
+	ok "metrics file passes promtool check metrics (Prometheus text format 0.0.4, lint clean)"
+else
+	not_ok "metrics file passes promtool check metrics"
+	printf '%s\n' "${out:-}" | sed 's/^/#   /'
+	rc=1
+fi
+
 # A wrong expectation must come out as "not ok" and a non-zero status.
 if out=$("$bin" selfcheck) || ! grep -q '^not ok - pkstop: selfcheck' <<<"$out"; then
 	not_ok "a failing check is reported as not ok"
