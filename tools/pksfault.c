@@ -26,6 +26,7 @@
 
 #include "pks_common.h"
 #include "pksfault_fmt.h"
+#include "pksfault_junit.h"
 #include "pksfault_opts.h"
 #include "pksfault_report.h"
 #include "pksfault_windows.h"
@@ -37,6 +38,8 @@ static struct pksfault_opts opts;
 static struct pksfault_env env;
 static struct pksfault_report report;
 static struct pksfault_windows windows;
+/* env for text records whatever the output: the findings --junit keeps */
+static struct pksfault_env text_env;
 /* Where records and the summary go: stdout, or -o FILE (then CMD keeps stdout). */
 static FILE *out;
 static const char *out_name = "stdout";
@@ -82,9 +85,28 @@ static void refresh_symbols(const struct pksfault_event *e)
 	}
 }
 
+/* --junit: the event's text record, kept as a finding of @kind. */
+static void finding(enum report_kind kind, const struct pksfault_event *e)
+{
+	char *buf;
+	size_t len;
+	FILE *m = report_finding_begin(&report, kind, &buf, &len);
+
+	if (!m)
+		return;
+	if (kind == REPORT_FAULT)
+		pksfault_print_fault(m, &text_env, e);
+	else if (kind == REPORT_LEAK)
+		pksfault_print_leak(m, &text_env, e, false);
+	else
+		pksfault_print_unbalanced(m, &text_env, e);
+	report_finding_end(&report, kind, m, &buf);
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	const struct pksfault_event *e = data;
+	bool reported_open;
 
 	if (size < sizeof(*e))
 		return 0;
@@ -93,14 +115,19 @@ static int handle_event(void *ctx, void *data, size_t size)
 	case PKSFAULT_EV_FAULT:
 		report_add_fault(&report, e);
 		pksfault_print_fault(out, &env, e);
+		finding(REPORT_FAULT, e);
 		break;
 	case PKSFAULT_EV_LEAK:
 		report_add_leak(&report, e);
-		pksfault_print_leak(out, &env, e, windows_closed(&windows, e->tid, e->open_ns));
+		reported_open = windows_closed(&windows, e->tid, e->open_ns);
+		pksfault_print_leak(out, &env, e, reported_open);
+		if (!reported_open)	/* else found while open, kept then */
+			finding(REPORT_LEAK, e);
 		break;
 	case PKSFAULT_EV_UNBALANCED:
 		report_add_unbalanced(&report, e);
 		pksfault_print_unbalanced(out, &env, e);
+		finding(REPORT_UNBALANCED, e);
 		break;
 	}
 	return 0;
@@ -495,6 +522,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	setup_env(keys_iter);
+	text_env = env;
+	text_env.json = false;
+	if (opts.junit) {
+		report.keep_findings = true;
+		windows.text_env = &text_env;
+	}
 	windows.map_fd = bpf_map__fd(skel->maps.windows);
 	windows.leak_ns = skel->rodata->leak_ns;
 	windows.holder_iter_fd = -1;
@@ -551,12 +584,17 @@ int main(int argc, char **argv)
 	/* A report that did not reach its file (a full disk) is no verdict. */
 	ret = pks_check_output(out, "pksfault", out_name) ? PKS_EXIT_ERROR
 							     : report_exit_code(&report);
+	if (opts.junit && (err = junit_write(opts.junit, &report))) {
+		fprintf(stderr, "pksfault: writing %s: %s\n", opts.junit, strerror(-err));
+		ret = PKS_EXIT_ERROR;
+	}
 out:
 	bpf_link__destroy(iter);
 	bpf_link__destroy(holder_iter);
 	ring_buffer__free(rb);
 	pksfault_bpf__destroy(skel);
 	ksyms_free(env.ks);
+	report_free_findings(&report);
 	if (out && out != stdout && fclose(out) && ret != PKS_EXIT_ERROR) {
 		fprintf(stderr, "pksfault: writing %s: %s\n", out_name, strerror(errno));
 		ret = PKS_EXIT_ERROR;

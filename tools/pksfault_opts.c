@@ -35,6 +35,7 @@ static const char doc[] =
 "    pksfault --json -o gate.jsonl -- make test  # JSON Lines to a file, make keeps stdout\n"
 "    pksfault --leak 50 -- make test  # exit 1 on faults or leaks\n"
 "    pksfault --cgroup -- make test   # only make's cgroup: not another job's\n"
+"    pksfault --leak 100 --junit pks.xml -- make test  # a JUnit report for CI\n"
 "\n"
 "OPTIONS:";
 
@@ -46,6 +47,7 @@ enum {
 	OPT_OPEN_STACKS,
 	OPT_CGROUP,
 	OPT_VERSION,
+	OPT_JUNIT,
 };
 
 static const struct argp_option options[] = {
@@ -68,6 +70,9 @@ static const struct argp_option options[] = {
 	  "JSON Lines: one object per event and the summary (CMD's stdout goes to stderr)", 0 },
 	{ "output", 'o', "FILE", 0,
 	  "Records and summary to FILE, not stdout (with --json, CMD keeps stdout)", 0 },
+	{ "junit", OPT_JUNIT, "FILE", 0,
+	  "Also write the verdict to FILE as a JUnit XML report: a test case per check, "
+	  "each finding's record and stack in its failure", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
 	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
@@ -159,6 +164,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		o->output = arg;
+		break;
+	case OPT_JUNIT:
+		if (!*arg) {
+			fprintf(ps->err, "pksfault: --junit needs a file name\n");
+			ps->said = true;
+			return EINVAL;
+		}
+		o->junit = arg;
 		break;
 	case OPT_VERSION:
 		printf("pksfault %s\n", PKS_TOOLS_VERSION);

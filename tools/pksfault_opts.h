@@ -24,6 +24,7 @@ struct pksfault_opts {
 	bool help;		/* --help was printed: exit 0 */
 	bool version;		/* --version was printed: exit 0 */
 	const char *output;	/* -o FILE: records and summary there, not on stdout */
+	const char *junit;	/* --junit FILE: the verdict as a JUnit XML report */
 	char **cmd;		/* after "--": NULL-terminated, or NULL */
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pksfault summary and verdict; see pksfault_report.h. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hist.h"
@@ -76,6 +77,61 @@ static uint64_t open_at_attach(const struct pksfault_report *r)
 	uint64_t raced = r->stats.v[PKSFAULT_STAT_SEED_RACED];
 
 	return seeded > raced ? seeded - raced : 0;
+}
+
+FILE *report_finding_begin(struct pksfault_report *r, enum report_kind kind, char **buf,
+			   size_t *len)
+{
+	struct report_findings *fi = &r->findings[kind];
+	FILE *m;
+
+	if (!r->keep_findings)
+		return NULL;
+	if (fi->n == REPORT_MAX_FINDINGS) {
+		fi->dropped++;
+		return NULL;
+	}
+	*buf = NULL;
+	m = open_memstream(buf, len);
+	if (!m)
+		fi->dropped++;
+	return m;
+}
+
+void report_finding_end(struct pksfault_report *r, enum report_kind kind, FILE *m, char **buf)
+{
+	struct report_findings *fi = &r->findings[kind];
+
+	/* fclose() sets *buf: read it only after. */
+	if (fclose(m) || !*buf) {
+		free(*buf);
+		fi->dropped++;
+		return;
+	}
+	fi->text[fi->n++] = *buf;
+}
+
+void report_free_findings(struct pksfault_report *r)
+{
+	int k, i;
+
+	for (k = 0; k < REPORT_KINDS; k++) {
+		for (i = 0; i < r->findings[k].n; i++)
+			free(r->findings[k].text[i]);
+		r->findings[k].n = 0;
+	}
+}
+
+uint64_t report_faults(const struct pksfault_report *r)
+{
+	uint64_t counted = r->stats.v[PKSFAULT_STAT_FAULTS];
+
+	return r->faults > counted ? r->faults : counted;
+}
+
+uint64_t report_unbalanced(const struct pksfault_report *r)
+{
+	return unbalanced(r);
 }
 
 void report_add_open(struct pksfault_report *r, uint64_t held_ns)

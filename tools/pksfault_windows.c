@@ -91,6 +91,20 @@ int windows_collect_open(struct pksfault_windows *w)
 	return 0;
 }
 
+/* A leak found open, kept as a finding for the JUnit file (its text record). */
+static void leak_finding(struct pksfault_windows *w, struct pksfault_report *r,
+			 const struct pksfault_window *win, uint64_t now_ns)
+{
+	char *buf;
+	size_t len;
+	FILE *m;
+
+	if (!w->text_env || !(m = report_finding_begin(r, REPORT_LEAK, &buf, &len)))
+		return;
+	pksfault_print_open(m, w->text_env, win, now_ns, true);
+	report_finding_end(r, REPORT_LEAK, m, &buf);
+}
+
 static int find_reported(const struct pksfault_windows *w, __u32 tid, __u64 start_ns)
 {
 	int i;
@@ -165,6 +179,7 @@ void windows_sweep_open(struct pksfault_windows *w, const struct pksfault_env *e
 		r->leaks_reported_open++;
 		holder_stack(w, keys[j], win);
 		pksfault_print_open(f, env, win, now_ns, true);
+		leak_finding(w, r, win, now_ns);
 	}
 }
 
@@ -192,11 +207,16 @@ void windows_list_snapshot(struct pksfault_windows *w, const struct pksfault_env
 	for (j = 0; j < w->nr_open; j++) {
 		struct pksfault_window *win = &all[j];
 
-		report_add_open(r, now_ns > win->start_ns ? now_ns - win->start_ns : 0);
+		uint64_t held = now_ns > win->start_ns ? now_ns - win->start_ns : 0;
+
+		report_add_open(r, held);
 		if (!print)
 			continue;
 		holder_stack(w, keys[j], win);
 		pksfault_print_open(f, env, win, now_ns, false);
+		/* A leak no sweep reported (it crossed the threshold since the last) */
+		if (w->leak_ns && held > w->leak_ns && find_reported(w, win->tid, win->start_ns) < 0)
+			leak_finding(w, r, win, now_ns);
 	}
 }
 

@@ -28,6 +28,7 @@ struct pksfault_windows {
 	uint64_t next_sweep_ns;
 	uint64_t leak_ns;		/* 0: leaks are not reported */
 	int holder_iter_fd;		/* pksfault_holder_stack's link, or -1 */
+	const struct pksfault_env *text_env;	/* findings' text records (--junit), or NULL */
 	__u32 *holder_tid;		/* its global: the thread to unwind */
 	int nr_reported;
 	struct {

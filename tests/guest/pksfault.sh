@@ -211,7 +211,7 @@ injection() {
 	lo=$((0x$phys))
 	hi=$((lo + 0x$INJ_LEN))
 
-	pf inject --json -- sh -c "echo inject $phys $INJ_LEN $INJ_N 42 nowindow >$HOOK; cat $HOOK"
+	pf inject --json --junit "$OUT/inject.xml" -- sh -c "echo inject $phys $INJ_LEN $INJ_N 42 nowindow >$HOOK; cat $HOOK"
 	expect_rc inject 1 "gate: injecting command fails the gate"
 	grep -q "attempted=$INJ_N blocked=$INJ_N" "$OUT/inject.err" ||
 		{ fail "injection itself (strict)"; show inject; }
@@ -235,6 +235,28 @@ injection() {
 		fail "strict: $INJ_N stray writes reported one for one"
 		echo "$out" | sed 's/^/#   /'
 		head -c 3000 "$OUT/inject.out" | sed 's/^/#   /'
+	fi
+
+	# --junit: JUnit XML a real parser reads, each fault's record and stack.
+	if out=$(/usr/bin/python3 - "$OUT/inject.xml" "$INJ_N" 2>&1 <<'PY'
+import sys
+from junitparser import JUnitXml, Failure, Skipped
+suite = list(JUnitXml.fromfile(sys.argv[1]))[0]
+c = {t.name: t for t in suite}
+n = int(sys.argv[2])
+f = c["stray faults"].result[0]
+assert isinstance(f, Failure) and f.message == "%d stray faults" % n, f.message
+assert f.text.count(" FAULT ") == n and f.text.count("ip: copy_to_kernel_nofault") == n, f.text[:400]
+assert "run_inject+0x" in f.text or "dev_access_test_write+0x" in f.text, f.text[:800]
+assert isinstance(c["leaked windows"].result[0], Skipped)
+assert not c["unbalanced closes"].result and not c["lost events"].result
+assert suite.tests == 4 and suite.failures == 1, (suite.tests, suite.failures)
+PY
+	); then
+		pass "--junit: the JUnit report parses (junitparser): stray faults failed with all $INJ_N records and stacks, the other checks passed or skipped"
+	else
+		fail "--junit: JUnit report"
+		echo "$out" | sed 's/^/#   /' | tail -n 10
 	fi
 
 	# The same in text, for reads.

@@ -82,6 +82,45 @@ else
 	sed 's/^/#   /' "$t/lines.json"
 	rc=1
 fi
+# --junit: a real JUnit parser (Debian's python3-junitparser, hence
+# /usr/bin/python3) reads the report:
+# one case per check, the findings' records and stacks in the failures.
+"$t/unit" "$DATA" junit >"$t/junit.xml"
+if /usr/bin/python3 - "$t/junit.xml" "$t" <<'PY' 2>"$t/junit.log"; then
+import sys
+from junitparser import JUnitXml, Failure, Skipped
+found, clean = open(sys.argv[1], "rb").read().split(b"\0")
+for name, body in (("found", found), ("clean", clean)):
+    open("%s/%s.xml" % (sys.argv[2], name), "wb").write(body)
+def cases(name):
+    xml = JUnitXml.fromfile("%s/%s.xml" % (sys.argv[2], name))
+    suites = list(xml)
+    assert len(suites) == 1 and suites[0].name == "pksfault", suites
+    return {c.name: c for c in suites[0]}, suites[0]
+c, suite = cases("found")
+assert sorted(c) == ["leaked windows", "lost events", "stray faults", "unbalanced closes"], sorted(c)
+assert suite.tests == 4 and suite.failures == 3, (suite.tests, suite.failures)
+res = lambda n: c[n].result[0] if c[n].result else None
+f = res("stray faults")
+assert isinstance(f, Failure) and f.message == "1 stray faults" and f.type == "stray_fault", f
+assert "FAULT cpu=1" in f.text and "comm=\\x01" in f.text and "run_inject+0x70" in f.text, f.text
+l = res("leaked windows")
+assert isinstance(l, Failure) and "LEAK " in l.text and "leak_thread+0x40" in l.text, l.text
+u = res("unbalanced closes")
+assert isinstance(u, Failure) and "UNBALANCED" in u.text and "leak_thread+0x90" in u.text, u.text
+assert res("lost events") is None
+c, suite = cases("clean")
+assert suite.failures == 0 and suite.skipped == 1, (suite.failures, suite.skipped)
+assert isinstance(c["leaked windows"].result[0], Skipped)
+assert all(not c[n].result for n in ("stray faults", "unbalanced closes", "lost events"))
+PY
+	echo "ok - pksfault: --junit report parses with junitparser: a case per check, findings with their stacks"
+else
+	echo "not ok - pksfault: --junit report parses with junitparser"
+	sed 's/^/#   /' "$t/junit.log" | tail -n 15
+	rc=1
+fi
+
 # The man page renders cleanly (groff warnings are errors here).
 if out=$(LC_ALL=C.UTF-8 groff -man -ww -z "$ROOT/tools/pksfault.8" 2>&1) && [ -z "$out" ] &&
 	MANWIDTH=80 man -l "$ROOT/tools/pksfault.8" 2>/dev/null | grep -q '^EXIT STATUS'; then

@@ -23,6 +23,7 @@
 #include "pksfault_opts.h"
 #include "pksfault_report.h"
 #include "pksfault_windows.h"
+#include "pksfault_junit.h"
 
 static int failed, total;
 static const char *datadir;
@@ -844,6 +845,63 @@ static void print_json_samples(void)
 	ksyms_free(env.ks);
 }
 
+/* A finding's text record, as pksfault.c keeps them for --junit. */
+static void keep(struct pksfault_report *r, enum report_kind kind, const struct pksfault_env *env,
+		 const struct pksfault_event *e)
+{
+	char *buf;
+	size_t len;
+	FILE *m = report_finding_begin(r, kind, &buf, &len);
+
+	if (!m)
+		return;
+	if (kind == REPORT_FAULT)
+		pksfault_print_fault(m, env, e);
+	else if (kind == REPORT_LEAK)
+		pksfault_print_leak(m, env, e, false);
+	else
+		pksfault_print_unbalanced(m, env, e);
+	report_finding_end(r, kind, m, &buf);
+}
+
+/*
+ * Sample JUnit reports, checked with junitparser by tests/host/pksfault.sh:
+ * "found" (a fault with an odd comm, a leak, an unbalanced close), then
+ * after a NUL line "clean" (no --leak: that case skipped).
+ */
+static void print_junit_samples(void)
+{
+	struct pksfault_report r;
+	struct pksfault_event e;
+	struct pksfault_env env;
+	char *cmd[] = { "make", "test", "A=<&>", NULL };
+
+	sample_env(&env, false);
+	memset(&r, 0, sizeof(r));
+	r.keep_findings = true;
+	r.leak_enabled = true;
+	r.leak_ms = 100;
+	r.elapsed_s = 2.5;
+	sample_fault(&e);
+	e.comm[0] = '\x01';
+	report_add_fault(&r, &e);
+	keep(&r, REPORT_FAULT, &env, &e);
+	sample_leak(&e);
+	report_add_leak(&r, &e);
+	keep(&r, REPORT_LEAK, &env, &e);
+	sample_unbalanced(&e);
+	report_add_unbalanced(&r, &e);
+	keep(&r, REPORT_UNBALANCED, &env, &e);
+	r.cmd = cmd;
+	r.cmd_ran = true;
+	junit_print(stdout, &r);
+	report_free_findings(&r);
+	fputc('\0', stdout);
+	memset(&r, 0, sizeof(r));
+	junit_print(stdout, &r);
+	ksyms_free(env.ks);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -852,6 +910,10 @@ int main(int argc, char **argv)
 	}
 	datadir = argv[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 2 && !strcmp(argv[2], "junit")) {
+		print_junit_samples();
+		return 0;
+	}
 	if (argc > 2 && !strcmp(argv[2], "json")) {
 		print_json_samples();
 		return 0;
