@@ -121,6 +121,21 @@ else
 	rc=1
 fi
 
+# One exit-status table and one JSON vocabulary: the same sections in both
+# man pages, and the codes the ones enum pks_exit gives.
+sections() { sed -n '/^\.SH EXIT STATUS/,/^\.SH OVERHEAD/p' "$1"; }
+codes=$(sed -n 's/^\tPKS_EXIT_[A-Z]* = \([0-9]\),.*/\1/p' "$ROOT/tools/pks_common.h" | tr '\n' ' ')
+man_codes=$(sections "$ROOT/tools/pksfault.8" | sed -n '/^\.SH JSON/q; s/^\.B \([0-9]\)$/\1/p' | tr '\n' ' ')
+if [ -n "$(sections "$ROOT/tools/pksfault.8")" ] &&
+	[ "$(sections "$ROOT/tools/pksfault.8")" = "$(sections "$ROOT/pkstop/pkstop.8")" ] &&
+	[ "$codes" = "0 1 2 3 4 5 " ] && [ "$man_codes" = "$codes" ]; then
+	echo "ok - pksfault: one EXIT STATUS table and JSON FIELDS section in both man pages, codes as enum pks_exit ($codes)"
+else
+	echo "not ok - pksfault: one EXIT STATUS table in both man pages (enum: $codes, man: $man_codes)"
+	diff <(sections "$ROOT/tools/pksfault.8") <(sections "$ROOT/pkstop/pkstop.8") | head -n 10 | sed 's/^/#   /' || true
+	rc=1
+fi
+
 # The man page renders cleanly (groff warnings are errors here).
 if out=$(LC_ALL=C.UTF-8 groff -man -ww -z "$ROOT/tools/pksfault.8" 2>&1) && [ -z "$out" ] &&
 	MANWIDTH=80 man -l "$ROOT/tools/pksfault.8" 2>/dev/null | grep -q '^EXIT STATUS'; then
