@@ -48,6 +48,16 @@ static __always_inline __u32 pks_row_id(int ctx)
 }
 
 /*
+ * Set by user space once every program is attached.  The skeleton
+ * attaches them one by one: a window opened after dev_access_enable's
+ * program was attached and closed before dev_access_disable's was would
+ * stay open for ever, its thread's later windows nested in it.  Window
+ * programs ignore events until then; a window open across the arming is
+ * found by the task iterator, run after it.
+ */
+volatile bool pks_armed;
+
+/*
  * -c CGROUP (both tools), --cgroup (pksfault): only tasks in that cgroup
  * v2 directory or below it.  User space sets pks_cgroup_id (its kernfs
  * id) before load and puts the directory's fd in pks_cgroup after.

@@ -190,7 +190,7 @@ static __always_inline int window_ctx(int key, unsigned int depth, unsigned int 
 {
 	int c;
 
-	if (!track_windows || depth != want || filtered(key))
+	if (!track_windows || !pks_armed || depth != want || filtered(key))
 		return -1;
 	c = pks_event_ctx();
 	if (c == PKS_CTX_HARDIRQ) {

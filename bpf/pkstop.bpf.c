@@ -71,10 +71,13 @@ struct {
 	__type(value, struct pkstop_key);
 } keys SEC(".maps");
 
+/* NULL, so that programs do nothing, until every program is attached. */
 static __always_inline struct pkstop_totals *cpu_totals(void)
 {
 	__u32 zero = 0;
 
+	if (!pks_armed)
+		return NULL;
 	return bpf_map_lookup_elem(&totals, &zero);
 }
 

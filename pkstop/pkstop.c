@@ -519,6 +519,7 @@ int main(int argc, char **argv)
 			strerror(-err));
 		goto out;
 	}
+	p.skel->bss->pks_armed = true;	/* all attached: count from now */
 	p.iter = bpf_program__attach_iter(p.skel->progs.pkstop_tasks, NULL);
 	if (!p.iter) {
 		err = -errno;

@@ -516,6 +516,7 @@ int main(int argc, char **argv)
 			strerror(-err));
 		goto out;
 	}
+	skel->bss->pks_armed = true;	/* all attached: windows are followed from now */
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, NULL, NULL);
 	if (!rb) {
 		fprintf(stderr, "pksfault: cannot create ring buffer: %s\n", strerror(errno));
