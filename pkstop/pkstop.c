@@ -10,6 +10,7 @@
  * totals are exactly the sum of the rows.
  */
 #include <errno.h>
+#include <poll.h>
 #include <search.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -31,6 +33,7 @@
 _Static_assert(PKS_NR_KEYS == PKSTOP_NR_KEYS, "one key numbering");
 _Static_assert(PKS_FAULT_NR_OUTCOMES <= PKSTOP_NR_OUTCOMES, "the BPF side counts every outcome");
 #include "opts.h"
+#include "keys.h"
 #include "summary.h"
 #include "view.h"
 
@@ -410,6 +413,79 @@ static int sample(struct pkstop *p, uint64_t now, uint64_t interval_ns,
 	return 0;
 }
 
+/*
+ * On a terminal (not -b, not --json): keys without Enter and without
+ * echo, restored at exit.
+ */
+static struct termios saved_tty;
+static bool raw_tty;
+
+static void tty_restore(void)
+{
+	if (raw_tty)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+}
+
+static void tty_raw(void)
+{
+	struct termios t;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tty))
+		return;
+	t = saved_tty;
+	t.c_lflag &= ~(ICANON | ECHO);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t))
+		return;
+	raw_tty = true;
+	atexit(tty_restore);
+}
+
+/*
+ * Until @deadline, or a key: 'q' ends pkstop, a sort key redraws the last
+ * sample @s (when there is one) sorted anew, space pauses.  Returns once
+ * the deadline passed and pkstop is not paused.
+ */
+static void wait_keys(uint64_t deadline, struct pkstop_opts *o, struct pkstop_sample *s,
+		      bool have_sample, bool *paused)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	uint64_t now;
+	char c;
+	int ms;
+
+	while (!exiting) {
+		now = mono_ns();
+		if (now >= deadline && !*paused)
+			return;
+		ms = *paused ? 1000 : (int)((deadline - now + 999999) / 1000000);
+		if (poll(&pfd, 1, ms) <= 0 || read(STDIN_FILENO, &c, 1) != 1)
+			continue;
+		switch (pkstop_key(c, o, paused)) {
+		case PKSTOP_KEY_QUIT:
+			exiting = 1;
+			break;
+		case PKSTOP_KEY_REDRAW:
+			if (!have_sample)
+				break;
+			pkstop_sort_rows(s->rows, s->nrows, o->sort);
+			fputs("\033[H\033[2J", stdout);
+			pkstop_print_text(stdout, s, o);
+			fflush(stdout);
+			break;
+		case PKSTOP_KEY_PAUSE:
+			if (*paused) {
+				fputs("(paused: space resumes, q quits)\n", stdout);
+				fflush(stdout);
+			}
+			break;
+		case PKSTOP_KEY_NONE:
+			break;
+		}
+	}
+}
+
 static void sleep_until(uint64_t deadline)
 {
 	struct timespec ts = {
@@ -430,7 +506,7 @@ int main(int argc, char **argv)
 	PKS_OPEN_OPTS(open_opts);
 	struct pkstop_summary sum = {};
 	uint64_t start, last, deadline, step;
-	bool tty, clear, fit_rows;
+	bool tty, clear, fit_rows, interactive, paused = false;
 	long n = 0;
 	int err;
 
@@ -459,6 +535,8 @@ int main(int argc, char **argv)
 		sigaction(SIGWINCH, &sa, NULL);
 	}
 	clear = !opts.batch && !opts.json && !opts.noclear;
+	/* top's keys on a terminal: q, s/</>, space (see keys.h). */
+	interactive = tty && !opts.batch && !opts.json && isatty(STDIN_FILENO);
 	p.pks_present = pks_cpu_has_pks();
 	/* Tests point this at a file to exercise the other key sources. */
 	p.keys_path = getenv("PKSTOP_KEYS_FILE");
@@ -528,6 +606,8 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (interactive)
+		tty_raw();
 
 	/* A first sample, not shown: seeds windows already open, and depths. */
 	start = last = mono_ns();
@@ -541,7 +621,10 @@ int main(int argc, char **argv)
 	while (!exiting) {
 		uint64_t now;
 
-		sleep_until(deadline);
+		if (interactive)
+			wait_keys(deadline, &opts, &s, n > 0, &paused);
+		else
+			sleep_until(deadline);
 		if (exiting)
 			break;
 		now = mono_ns();

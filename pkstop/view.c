@@ -257,7 +257,8 @@ void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkst
 	localtime_r(&s->wall.tv_sec, &tm);
 	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
 	pks_state(s, wide, state, sizeof(state));
-	fprintf(f, "pkstop - %s  interval %.2fs  PKS: %s\n", tbuf, s->interval_s, state);
+	fprintf(f, "pkstop - %s  interval %.2fs  PKS: %s  sort: %s\n", tbuf, s->interval_s, state,
+		pkstop_sort_name(o->sort));
 	fprintf(f, "Keys:");
 	for (key = 0; key < PKS_NR_KEYS; key++) {
 		if (!(s->keymask & (1u << key)))

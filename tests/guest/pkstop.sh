@@ -185,6 +185,28 @@ assert all(h is None or h < 0.5 for h in held), held
 PY
 }
 
+# On a terminal, top's keys: s takes the next sort key (the header says
+# which), space pauses, q quits long before the 60 intervals asked for.
+tty_keys() {
+	local sp i t0 rc=0 to= keys=$OUT/keys
+	rm -f "$keys"
+	mkfifo "$keys"
+	exec 7<>"$keys"
+	t0=$(date +%s)
+	script -qec "env -u TERM '$PKSTOP' 1 60" /dev/null <"$keys" >"$OUT/keys.out" 2>&1 &
+	sp=$!
+	waitfor() { for i in $(seq 1 300); do grep -q "$1" "$OUT/keys.out" && return 0; sleep 0.1; done; return 1; }
+	waitfor 'sort: depth' && printf s >&7 && waitfor 'sort: opens' && printf ' ' >&7 &&
+		waitfor '(paused' && printf q >&7
+	for i in $(seq 1 300); do kill -0 "$sp" 2>/dev/null || break; sleep 0.1; done
+	kill "$sp" 2>/dev/null && to=timeout
+	wait "$sp" || rc=$?
+	rc=${to:-$rc}
+	exec 7>&-
+	check "on a terminal: s cycles the sort, space pauses, q quits ($(($(date +%s) - t0)) s of 60, exit $rc)" \
+		bash -c "[ '$rc' = 0 ] && [ $(($(date +%s) - t0)) -lt 50 ] && grep -q 'sort: opens' '$OUT/keys.out' && grep -q '(paused' '$OUT/keys.out'"
+}
+
 # One keys iterator, the one user space gates on the kfunc: a second,
 # ungated copy kept pkstop from loading on a kernel without it.
 one_keys_iterator() {
@@ -652,6 +674,7 @@ assert sum(d["totals"]["opens"] for d in docs) >= 100, "the other thread ran"
 	cgroup_filter
 	seed_race
 	one_keys_iterator
+	tty_keys
 	core_without_depth
 	umount "$MNT"
 	irq_isolation

@@ -18,6 +18,7 @@
 
 #include "account.h"
 #include "openmetrics.h"
+#include "keys.h"
 #include "summary.h"
 #include "opts.h"
 #include "rollup.h"
@@ -80,6 +81,28 @@ static int parse(const char *line, struct pkstop_opts *o)
 	parse_stdout[n] = '\0';
 	fclose(tmp);
 	return rc;
+}
+
+/* On a terminal: q quits, s and < > cycle the sort both ways, space pauses. */
+static void test_keys(void)
+{
+	struct pkstop_opts o = { .sort = PKSTOP_SORT_DEPTH };
+	bool paused = false;
+	int i, seen = 0;
+
+	check(pkstop_key('q', &o, &paused) == PKSTOP_KEY_QUIT, "keys: q quits");
+	for (i = 0; i < 5; i++)
+		if (pkstop_key('s', &o, &paused) == PKSTOP_KEY_REDRAW)
+			seen |= 1 << o.sort;
+	check(seen == 0x1f && o.sort == PKSTOP_SORT_DEPTH,
+	      "keys: s takes every sort key in turn, then wraps");
+	check(pkstop_key('<', &o, &paused) == PKSTOP_KEY_REDRAW && o.sort == PKSTOP_SORT_TID &&
+	      pkstop_key('>', &o, &paused) == PKSTOP_KEY_REDRAW && o.sort == PKSTOP_SORT_DEPTH,
+	      "keys: < and > step the sort back and forth");
+	check(pkstop_key(' ', &o, &paused) == PKSTOP_KEY_PAUSE && paused &&
+	      pkstop_key(' ', &o, &paused) == PKSTOP_KEY_PAUSE && !paused &&
+	      pkstop_key('x', &o, &paused) == PKSTOP_KEY_NONE && !paused,
+	      "keys: space pauses and resumes, other keys do nothing");
 }
 
 static void test_opts(void)
@@ -871,6 +894,7 @@ int main(int argc, char **argv)
 	test_opts();
 	test_cpu_rows();
 	test_openmetrics();
+	test_keys();
 	test_sort_names();
 	test_decode();
 	test_duration();
