@@ -420,6 +420,23 @@ static int trace(struct pksfault_bpf *skel, struct ring_buffer *rb)
 	return 0;
 }
 
+/* --folded FILE: 0, or -1 after one line. */
+static int write_folded(const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		fprintf(stderr, "pksfault: --folded %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	report_print_folded(f, &env, &report);
+	if (pks_check_output(f, "pksfault", path)) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ring_buffer *rb = NULL;
@@ -589,6 +606,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pksfault: writing %s: %s\n", opts.junit, strerror(-err));
 		ret = PKS_EXIT_ERROR;
 	}
+	if (opts.folded && write_folded(opts.folded))
+		ret = PKS_EXIT_ERROR;
 out:
 	bpf_link__destroy(iter);
 	bpf_link__destroy(holder_iter);

@@ -48,6 +48,7 @@ enum {
 	OPT_CGROUP,
 	OPT_VERSION,
 	OPT_JUNIT,
+	OPT_FOLDED,
 };
 
 static const struct argp_option options[] = {
@@ -73,6 +74,8 @@ static const struct argp_option options[] = {
 	{ "junit", OPT_JUNIT, "FILE", 0,
 	  "Also write the verdict to FILE as a JUnit XML report: a test case per check, "
 	  "each finding's record and stack in its failure", 0 },
+	{ "folded", OPT_FOLDED, "FILE", 0,
+	  "Also write the fault stacks to FILE, folded for flame graphs (flamegraph.pl)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
 	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
@@ -172,6 +175,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		o->junit = arg;
+		break;
+	case OPT_FOLDED:
+		if (!*arg) {
+			fprintf(ps->err, "pksfault: --folded needs a file name\n");
+			ps->said = true;
+			return EINVAL;
+		}
+		o->folded = arg;
 		break;
 	case OPT_VERSION:
 		printf("pksfault %s\n", PKS_TOOLS_VERSION);

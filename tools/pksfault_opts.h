@@ -25,6 +25,7 @@ struct pksfault_opts {
 	bool version;		/* --version was printed: exit 0 */
 	const char *output;	/* -o FILE: records and summary there, not on stdout */
 	const char *junit;	/* --junit FILE: the verdict as a JUnit XML report */
+	const char *folded;	/* --folded FILE: fault stacks, folded for flame graphs */
 	char **cmd;		/* after "--": NULL-terminated, or NULL */
 };
 

@@ -278,6 +278,29 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 	fprintf(f, ",\"verdict\":\"%s\",\"exit\":%d}\n", verdict(r), report_exit_code(r));
 }
 
+void report_print_folded(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r)
+{
+	char sym[160];
+	int i, j, first, n;
+
+	for (i = 0; i < r->nr_stacks; i++) {
+		const struct report_stack *s = &r->stacks[i];
+
+		n = frames(s->stack_sz);
+		if (n > PKSFAULT_MAX_STACK)
+			n = PKSFAULT_MAX_STACK;
+		while (n > 0 && !s->stack[n - 1])
+			n--;
+		first = pksfault_first_frame(env, s->stack, n, s->ip);
+		for (j = n - 1; j >= first; j--) {
+			ksyms_format(env->ks, s->stack[j], sym, sizeof(sym));
+			sym[strcspn(sym, "+ ;")] = '\0';	/* the function: folded lines merge on it */
+			fprintf(f, "%s%s", j == n - 1 ? "" : ";", sym);
+		}
+		fprintf(f, " %" PRIu64 "\n", s->count);
+	}
+}
+
 void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r)
 {
 	const struct pksfault_stats *st = &r->stats;

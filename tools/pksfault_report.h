@@ -91,6 +91,12 @@ uint64_t report_lost(const struct pksfault_report *r);
  * 4 clean but the command ran past --timeout.
  */
 int report_exit_code(const struct pksfault_report *r);
+/*
+ * The fault stacks as folded lines for flame graphs (flamegraph.pl,
+ * speedscope): outermost frame first, frames joined by ';' (function
+ * names, no offsets), a space and the count.
+ */
+void report_print_folded(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r);
 /* The summary: text block or one {"type":"summary"} JSON line. */
 void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r);
 

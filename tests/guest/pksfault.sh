@@ -260,7 +260,7 @@ PY
 	fi
 
 	# The same in text, for reads.
-	pf read -- sh -c "echo inject $phys $INJ_LEN $INJ_N 43 read >$HOOK; cat $HOOK"
+	pf read --folded "$OUT/read.folded" -- sh -c "echo inject $phys $INJ_LEN $INJ_N 43 read >$HOOK; cat $HOOK"
 	expect_rc read 1 "gate: stray reads fail the gate"
 	local n
 	n=$(grep -c " FAULT .* read addr=0x[0-9a-f]* dev=namespace0\.0+0x[0-9a-f]* key=$key (Device Memory) pkrs=0x55555554 .* mode=strict outcome=fixed_up" "$OUT/read.out")
@@ -269,6 +269,14 @@ PY
 		grep -q "^faults: $INJ_N (fixed_up $INJ_N" "$OUT/read.out" &&
 		pass "text: $INJ_N stray reads -> $INJ_N FAULT lines with device, owner, PKRS, ip and stack" ||
 		{ fail "text: stray reads ($n FAULT lines)"; show read; }
+	# --folded: flame-graph lines, the faulting function last, INJ_N in all.
+	if [ "$(awk '{ n += $NF } END { print n }' "$OUT/read.folded")" = "$INJ_N" ] &&
+		! grep -qv ';copy_from_kernel_nofault [0-9]*$' "$OUT/read.folded"; then
+		pass "--folded: fault stacks folded for flame graphs, ending in copy_from_kernel_nofault, $INJ_N counted"
+	else
+		fail "--folded: fault stacks folded"
+		sed 's/^/#   /' "$OUT/read.folded" | head -n 5
+	fi
 	! grep -q $'\033' "$OUT/read.out" && pass "text: no terminal escapes (TERM unset)" ||
 		fail "text: terminal escapes in output"
 

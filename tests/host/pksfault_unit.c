@@ -759,6 +759,26 @@ static void test_windows(void)
 	ksyms_free(env.ks);
 }
 
+/* --folded: outermost frame first, functions only, the count last. */
+static void test_folded(void)
+{
+	struct pksfault_report r;
+	struct pksfault_event e;
+	struct pksfault_env env;
+	char *buf = NULL;
+
+	sample_env(&env, false);
+	memset(&r, 0, sizeof(r));
+	sample_fault(&e);
+	report_add_fault(&r, &e);
+	report_add_fault(&r, &e);
+	CAPTURE(buf, report_print_folded(OUT, &env, &r));
+	ok_str(buf, "run_inject;copy_to_kernel_nofault 2\n",
+	       "folded: a fault stack, outermost first, functions only, with its count");
+	free(buf);
+	ksyms_free(env.ks);
+}
+
 /* A write error (a full disk: /dev/full) is one line and -1, never silence. */
 static void test_check_output(void)
 {
@@ -932,6 +952,7 @@ int main(int argc, char **argv)
 	test_format();
 	test_report();
 	test_windows();
+	test_folded();
 	test_check_output();
 	printf("# pksfault unit: %d tests, %d failed\n", total, failed);
 	return failed ? 1 : 0;
