@@ -27,6 +27,7 @@
 #include "pks_common.h"
 #include "pksfault_fmt.h"
 #include "pksfault_junit.h"
+#include "pksfault_replay.h"
 #include "pksfault_opts.h"
 #include "pksfault_report.h"
 #include "pksfault_windows.h"
@@ -437,6 +438,43 @@ static int write_folded(const char *path)
 	return fclose(f) ? -1 : 0;
 }
 
+/*
+ * --replay FILE: the summary of a recorded run (and its --junit and
+ * --folded files), symbolised against --symbols or this machine.
+ */
+static int replay(void)
+{
+	FILE *in = fopen(opts.replay, "re");
+	int ret;
+
+	if (!in) {
+		fprintf(stderr, "pksfault: --replay %s: %s\n", opts.replay, strerror(errno));
+		return PKS_EXIT_ERROR;
+	}
+	ret = replay_read(in, opts.replay, &report, stderr);
+	fclose(in);
+	if (ret)
+		return PKS_EXIT_ERROR;
+	env.json = opts.json;
+	env.ks = ksyms_load(opts.symbols);
+	if (opts.symbols && (!env.ks || !ksyms_count(env.ks))) {
+		fprintf(stderr, "pksfault: --symbols %s: no text symbols read\n", opts.symbols);
+		ret = PKS_EXIT_ERROR;
+		goto out;
+	}
+	report_print(out, &env, &report);
+	ret = pks_check_output(out, "pksfault", out_name) ? PKS_EXIT_ERROR
+							 : report_exit_code(&report);
+	if (opts.junit && junit_write(opts.junit, &report))
+		ret = PKS_EXIT_ERROR;
+	if (opts.folded && write_folded(opts.folded))
+		ret = PKS_EXIT_ERROR;
+out:
+	replay_free(&report);
+	ksyms_free(env.ks);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct ring_buffer *rb = NULL;
@@ -464,6 +502,8 @@ int main(int argc, char **argv)
 		setvbuf(out, NULL, _IOLBF, 0);	/* a tail -f of it sees whole records */
 		out_name = opts.output;
 	}
+	if (opts.replay)
+		return replay();
 	if (pks_check_environment("pksfault"))
 		return PKS_EXIT_ERROR;
 	if (!pks_cpu_has_pks())

@@ -120,6 +120,16 @@ void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *s
 	fputc(']', f);
 }
 
+void pksfault_json_addrs(FILE *f, const __u64 *stack, int stack_sz)
+{
+	int i, n = nr_frames(stack_sz);
+
+	fputc('[', f);
+	for (i = 0; i < n && stack[i]; i++)
+		fprintf(f, "%s\"0x%" PRIx64 "\"", i ? "," : "", (uint64_t)stack[i]);
+	fputc(']', f);
+}
+
 /* "namespace0.0+0x4000000" for a fault's physical address, or "" if none. */
 static const char *device_of(const struct pksfault_env *env, const struct pksfault_event *e,
 			     char *buf, size_t len)
@@ -200,6 +210,8 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 			"\"stack\":", e->depth, pks_fault_mode_name(e->mode),
 			pks_fault_outcome_name(e->outcome), pksfault_ctx_name(e->ctx));
 		pksfault_json_stack(f, env, e->stack, e->stack_sz, e->ip);
+		fputs(",\"stack_addrs\":", f);
+		pksfault_json_addrs(f, e->stack, e->stack_sz);
 		fputs("}\n", f);
 		return;
 	}
@@ -267,6 +279,8 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 			fputs("null", f);
 		fputs(",\"stack\":", f);
 		pksfault_json_stack(f, env, v->stack, v->stack_sz, 0);
+		fputs(",\"stack_addrs\":", f);
+		pksfault_json_addrs(f, v->stack, v->stack_sz);
 		fputs("}\n", f);
 		return;
 	}
@@ -335,6 +349,8 @@ void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
 		json_print_string(f, closer);
 		fprintf(f, ",\"context\":\"%s\",\"stack\":", pksfault_ctx_name(e->ctx));
 		pksfault_json_stack(f, env, e->stack, e->stack_sz, 0);
+		fputs(",\"stack_addrs\":", f);
+		pksfault_json_addrs(f, e->stack, e->stack_sz);
 		fputs("}\n", f);
 		return;
 	}

@@ -77,5 +77,7 @@ void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *
 			  int stack_sz, __u64 ip, const char *indent);
 void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
 			 int stack_sz, __u64 ip);
+/* Every frame's raw address, hex strings: "stack_addrs" (--replay re-symbolises them). */
+void pksfault_json_addrs(FILE *f, const __u64 *stack, int stack_sz);
 
 #endif /* PKSFAULT_FMT_H */

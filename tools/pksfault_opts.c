@@ -36,6 +36,7 @@ static const char doc[] =
 "    pksfault --leak 50 -- make test  # exit 1 on faults or leaks\n"
 "    pksfault --cgroup -- make test   # only make's cgroup: not another job's\n"
 "    pksfault --leak 100 --junit pks.xml -- make test  # a JUnit report for CI\n"
+"    pksfault --replay run.jsonl --symbols System.map  # its summary again, offline\n"
 "\n"
 "OPTIONS:";
 
@@ -49,6 +50,8 @@ enum {
 	OPT_VERSION,
 	OPT_JUNIT,
 	OPT_FOLDED,
+	OPT_REPLAY,
+	OPT_SYMBOLS,
 };
 
 static const struct argp_option options[] = {
@@ -76,6 +79,11 @@ static const struct argp_option options[] = {
 	  "each finding's record and stack in its failure", 0 },
 	{ "folded", OPT_FOLDED, "FILE", 0,
 	  "Also write the fault stacks to FILE, folded for flame graphs (flamegraph.pl)", 0 },
+	{ "replay", OPT_REPLAY, "FILE", 0,
+	  "Re-summarise a run recorded with --json (no tracing; not with -- CMD or -d)", 0 },
+	{ "symbols", OPT_SYMBOLS, "FILE", 0,
+	  "With --replay: symbolise against FILE (System.map or a kallsyms copy), "
+	  "not this machine's /proc/kallsyms", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
 	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
@@ -184,6 +192,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		o->folded = arg;
 		break;
+	case OPT_REPLAY:
+	case OPT_SYMBOLS:
+		if (!*arg) {
+			fprintf(ps->err, "pksfault: --%s needs a file name\n",
+				key == OPT_REPLAY ? "replay" : "symbols");
+			ps->said = true;
+			return EINVAL;
+		}
+		*(key == OPT_REPLAY ? &o->replay : &o->symbols) = arg;
+		break;
 	case OPT_VERSION:
 		printf("pksfault %s\n", PKS_TOOLS_VERSION);
 		o->version = true;
@@ -255,6 +273,14 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 	}
 	if (opts->open_stacks && opts->leak_ms < 0) {
 		fprintf(err, "pksfault: --open-stacks needs --leak MS\n");
+		return -1;
+	}
+	if (opts->replay && (opts->cmd || opts->duration || opts->cgroup || opts->cgroup_self)) {
+		fprintf(err, "pksfault: --replay reads a recorded run: not with -- CMD, -d or a cgroup\n");
+		return -1;
+	}
+	if (opts->symbols && !opts->replay) {
+		fprintf(err, "pksfault: --symbols is for --replay\n");
 		return -1;
 	}
 	if (opts->cgroup_self && !opts->cmd) {

@@ -26,6 +26,8 @@ struct pksfault_opts {
 	const char *output;	/* -o FILE: records and summary there, not on stdout */
 	const char *junit;	/* --junit FILE: the verdict as a JUnit XML report */
 	const char *folded;	/* --folded FILE: fault stacks, folded for flame graphs */
+	const char *replay;	/* --replay FILE: re-summarise a recorded --json run */
+	const char *symbols;	/* --symbols FILE: System.map or kallsyms copy for it */
 	char **cmd;		/* after "--": NULL-terminated, or NULL */
 };
 

@@ -259,6 +259,28 @@ PY
 		echo "$out" | sed 's/^/#   /' | tail -n 10
 	fi
 
+	# --replay: the recorded run's summary again, offline, symbols from a
+	# kallsyms copy; raw addresses kept in the records make that possible.
+	cp /proc/kallsyms "$OUT/kallsyms.copy"
+	pf replay --replay "$OUT/inject.out" --json
+	local rrc=$rc
+	pf replay-text --replay "$OUT/inject.out" --symbols "$OUT/kallsyms.copy"
+	if [ "$rrc" = 1 ] && [ "$rc" = 1 ] && python3 - "$OUT/inject.out" "$OUT/replay.out" <<'PY' &&
+import json, sys
+live = [json.loads(l) for l in open(sys.argv[1])]
+again = json.loads(open(sys.argv[2]).read())
+assert all(int(a, 16) for f in live if f["type"] == "fault" for a in f["stack_addrs"])
+assert live[-1] == again, {k: (live[-1].get(k), again.get(k)) for k in live[-1] if live[-1].get(k) != again.get(k)}
+PY
+		grep -q "^faults: $INJ_N (fixed_up $INJ_N" "$OUT/replay-text.out" &&
+		grep -q "x at copy_to_kernel_nofault+0x" "$OUT/replay-text.out"; then
+		pass "--replay: the recorded run gives the same JSON summary (exit 1); re-symbolised from a kallsyms copy in text"
+	else
+		fail "--replay (exit $rrc, text $rc)"
+		show replay
+		show replay-text
+	fi
+
 	# The same in text, for reads.
 	pf read --folded "$OUT/read.folded" -- sh -c "echo inject $phys $INJ_LEN $INJ_N 43 read >$HOOK; cat $HOOK"
 	expect_rc read 1 "gate: stray reads fail the gate"

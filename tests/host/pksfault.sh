@@ -82,6 +82,30 @@ else
 	sed 's/^/#   /' "$t/lines.json"
 	rc=1
 fi
+# --replay: the recorded JSON Lines give the same summary again, exit
+# status included; a file that is not ours is one line and exit 2.
+rrc=0
+"$t/unit" "$DATA" replay "$t/lines.json" >"$t/replayed.json" 2>"$t/replay.err" || rrc=$?
+printf '{"type":"fault","schema":1}\nnot json\n' >"$t/bad.json"
+brc=0
+"$t/unit" "$DATA" replay "$t/bad.json" >/dev/null 2>"$t/bad.err" || brc=$?
+if [ "$rrc" = 1 ] && [ "$brc" = 2 ] && [ "$(wc -l <"$t/bad.err")" = 1 ] &&
+	grep -q 'bad.json:2: not a pksfault --json record' "$t/bad.err" &&
+	python3 - "$t/lines.json" "$t/replayed.json" <<'PY'; then
+import json, sys
+live = [json.loads(l) for l in open(sys.argv[1])][-1]
+again = json.loads(open(sys.argv[2]).read())
+for k in ("hist_usecs",):	# a histogram is not replayed
+    live.pop(k, None); again.pop(k, None)
+assert live == again, {k: (live.get(k), again.get(k)) for k in set(live) | set(again) if live.get(k) != again.get(k)}
+PY
+	echo "ok - pksfault: --replay of recorded JSON Lines prints the same summary (exit 1 as recorded); other files: one line, exit 2"
+else
+	echo "not ok - pksfault: --replay gives the same summary (exit $rrc, bad file exit $brc)"
+	sed 's/^/#   /' "$t/replay.err" "$t/bad.err" | head -n 5
+	rc=1
+fi
+
 # --junit: a real JUnit parser (Debian's python3-junitparser, hence
 # /usr/bin/python3) reads the report:
 # one case per check, the findings' records and stacks in the failures.

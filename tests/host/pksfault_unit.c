@@ -24,6 +24,7 @@
 #include "pksfault_report.h"
 #include "pksfault_windows.h"
 #include "pksfault_junit.h"
+#include "pksfault_replay.h"
 
 static int failed, total;
 static const char *datadir;
@@ -930,6 +931,20 @@ int main(int argc, char **argv)
 	}
 	datadir = argv[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 3 && !strcmp(argv[2], "replay")) {	/* replay FILE: its JSON summary */
+		struct pksfault_report r;
+		struct pksfault_env env;
+		FILE *in = fopen(argv[3], "r");
+		int ret;
+
+		sample_env(&env, true);
+		ret = in ? replay_read(in, argv[3], &r, stderr) : -1;
+		if (!ret)
+			report_print(stdout, &env, &r);
+		replay_free(&r);
+		ksyms_free(env.ks);
+		return ret ? 2 : report_exit_code(&r);
+	}
 	if (argc > 2 && !strcmp(argv[2], "junit")) {
 		print_junit_samples();
 		return 0;
