@@ -108,6 +108,18 @@ static int number(struct parse_state *ps, const char *what, const char *arg, lon
 	return -1;
 }
 
+/* A file or directory argument: not empty, or -1 after printing why. */
+static int path_arg(struct parse_state *ps, const char *opt, const char *arg, const char **out)
+{
+	if (*arg) {
+		*out = arg;
+		return 0;
+	}
+	fprintf(ps->err, "pksfault: %s needs a file or directory name\n", opt);
+	ps->said = true;
+	return -1;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct parse_state *ps = state->input;
@@ -147,13 +159,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->cgroup_self = true;
 		break;
 	case 'c':
-		if (!*arg) {
-			fprintf(ps->err, "pksfault: -c needs a cgroup directory\n");
-			ps->said = true;
-			return EINVAL;
-		}
-		o->cgroup = arg;
-		break;
+		return path_arg(ps, "-c", arg, &o->cgroup) ? EINVAL : 0;
 	case OPT_OPEN_STACKS:
 		o->open_stacks = true;
 		break;
@@ -169,39 +175,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->verbose = true;
 		break;
 	case 'o':
-		if (!*arg) {
-			fprintf(ps->err, "pksfault: -o needs a file name\n");
-			ps->said = true;
-			return EINVAL;
-		}
-		o->output = arg;
-		break;
+		return path_arg(ps, "-o", arg, &o->output) ? EINVAL : 0;
 	case OPT_JUNIT:
-		if (!*arg) {
-			fprintf(ps->err, "pksfault: --junit needs a file name\n");
-			ps->said = true;
-			return EINVAL;
-		}
-		o->junit = arg;
-		break;
+		return path_arg(ps, "--junit", arg, &o->junit) ? EINVAL : 0;
 	case OPT_FOLDED:
-		if (!*arg) {
-			fprintf(ps->err, "pksfault: --folded needs a file name\n");
-			ps->said = true;
-			return EINVAL;
-		}
-		o->folded = arg;
-		break;
+		return path_arg(ps, "--folded", arg, &o->folded) ? EINVAL : 0;
 	case OPT_REPLAY:
+		return path_arg(ps, "--replay", arg, &o->replay) ? EINVAL : 0;
 	case OPT_SYMBOLS:
-		if (!*arg) {
-			fprintf(ps->err, "pksfault: --%s needs a file name\n",
-				key == OPT_REPLAY ? "replay" : "symbols");
-			ps->said = true;
-			return EINVAL;
-		}
-		*(key == OPT_REPLAY ? &o->replay : &o->symbols) = arg;
-		break;
+		return path_arg(ps, "--symbols", arg, &o->symbols) ? EINVAL : 0;
 	case OPT_VERSION:
 		printf("pksfault %s\n", PKS_TOOLS_VERSION);
 		o->version = true;
