@@ -137,7 +137,7 @@ static __always_inline void event_task(struct pksfault_event *e, __u32 type, int
 }
 
 SEC("tp_btf/pks_fault")
-int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool write,
+int BPF_PROG(pksfault_fault, unsigned long address, int key, const char *owner, bool write,
 	     unsigned long ip, u32 pkrs, unsigned int depth, int mode, int outcome)
 {
 	struct pksfault_event *e;
@@ -201,7 +201,7 @@ static __always_inline int window_ctx(int key, unsigned int depth, unsigned int 
 }
 
 SEC("tp_btf/dev_access_enable")
-int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
+int BPF_PROG(pksfault_enable, int key, unsigned int depth, bool pkrs_written,
 	     unsigned long caller)
 {
 	struct pksfault_window *w;
@@ -282,7 +282,7 @@ static __always_inline __u64 log2_slot(__u64 v)
 }
 
 SEC("tp_btf/dev_access_disable")
-int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
+int BPF_PROG(pksfault_disable, int key, unsigned int depth, bool pkrs_written,
 	     unsigned long caller)
 {
 	struct pksfault_window *w;
@@ -372,7 +372,7 @@ int BPF_PROG(pksfault_thread_exit, struct task_struct *task)
  * nothing until a bug happens.
  */
 SEC("tp_btf/dev_access_unbalanced")
-int BPF_PROG(dev_access_unbalanced, int key, unsigned long caller)
+int BPF_PROG(pksfault_unbalanced, int key, unsigned long caller)
 {
 	struct pksfault_event *e;
 

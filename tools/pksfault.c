@@ -541,8 +541,8 @@ int main(int argc, char **argv)
 		skel->rodata->leak_ns = 1;
 	if (!skel->rodata->track_windows) {
 		/* Untraced windows then cost nothing: no trampoline on the hot path. */
-		bpf_program__set_autoload(skel->progs.dev_access_enable, false);
-		bpf_program__set_autoload(skel->progs.dev_access_disable, false);
+		bpf_program__set_autoload(skel->progs.pksfault_enable, false);
+		bpf_program__set_autoload(skel->progs.pksfault_disable, false);
 		bpf_program__set_autoload(skel->progs.pksfault_seed_windows, false);
 		bpf_program__set_autoload(skel->progs.pksfault_thread_exit, false);
 	}
@@ -552,7 +552,7 @@ int main(int argc, char **argv)
 	if (pks_kernel_has_event("dev_access_unbalanced") != 1) {
 		fprintf(stderr, "pksfault: this kernel has no dev_access_unbalanced event: "
 			"unbalanced window closes are not reported\n");
-		bpf_program__set_autoload(skel->progs.dev_access_unbalanced, false);
+		bpf_program__set_autoload(skel->progs.pksfault_unbalanced, false);
 	}
 	if (pks_keys_iter_prepare(skel->progs.pksfault_keys))
 		keys_iter = skel->progs.pksfault_keys;
