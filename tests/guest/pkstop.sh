@@ -30,7 +30,7 @@ basics() {
 	check "--version: one line, exit 0" bash -c "[ \"\$('$PKSTOP' --version | grep -Ec '^pkstop [0-9]')\" = 1 ]"
 	rc=0; "$PKSTOP" --json 0.3 1 >/dev/full 2>"$OUT/err" || rc=$?
 	check "output on a full disk: exit 2, one line ($(cat "$OUT/err"))" \
-		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$OUT/err') = 1 ] && grep -q 'writing stdout' '$OUT/err'"
+		bash -c "[ $rc = 2 ] && [ \$(grep -c '^pkstop: writing' '$OUT/err') = 1 ] && grep -q 'writing stdout' '$OUT/err'"
 	without_root
 	rc=0; out=$(env -u TERM "$PKSTOP" 0.5 2 2>&1) || rc=$?
 	check "TERM unset, stdout not a TTY: batch output, 2 intervals, exit 0" \
