@@ -475,64 +475,66 @@ out:
 	return ret;
 }
 
-int main(int argc, char **argv)
-{
-	struct ring_buffer *rb = NULL;
-	struct bpf_link *iter = NULL, *holder_iter = NULL;
-	struct bpf_program *keys_iter = NULL;
-	PKS_OPEN_OPTS(open_opts);
+/* What a traced run holds, set up by the steps below and freed by main(). */
+struct run {
 	struct pksfault_bpf *skel;
-	struct sigaction sa = { .sa_handler = on_signal };
-	char cgroup_path[PATH_MAX];
-	uint64_t cgroup_id = 0;
-	int err, ret = PKS_EXIT_ERROR;
+	struct ring_buffer *rb;
+	struct bpf_link *iter, *holder_iter;
+	struct bpf_program *keys_iter;	/* NULL: no bpf_pks_key_owner() */
+	char cgroup_path[PATH_MAX];	/* --cgroup or -c: its directory */
+	uint64_t cgroup_id;		/* 0: no cgroup filter */
+};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);	/* serial consoles, pipes: whole lines */
-	if (pksfault_parse_args(argc, argv, &opts, stderr))
-		return PKS_EXIT_ERROR;
-	if (opts.help || opts.version)
-		return PKS_EXIT_CLEAN;
+/* -o FILE, or stdout: 0, or -1 after one line. */
+static int open_output(void)
+{
 	out = stdout;
-	if (opts.output) {
-		out = fopen(opts.output, "we");
-		if (!out) {
-			fprintf(stderr, "pksfault: -o %s: %s\n", opts.output, strerror(errno));
-			return PKS_EXIT_ERROR;
-		}
-		setvbuf(out, NULL, _IOLBF, 0);	/* a tail -f of it sees whole records */
-		out_name = opts.output;
+	if (!opts.output)
+		return 0;
+	out = fopen(opts.output, "we");
+	if (!out) {
+		fprintf(stderr, "pksfault: -o %s: %s\n", opts.output, strerror(errno));
+		return -1;
 	}
-	if (opts.replay)
-		return replay();
-	if (pks_check_environment("pksfault"))
-		return PKS_EXIT_ERROR;
-	if (!pks_cpu_has_pks())
-		fprintf(stderr, "pksfault: this CPU has no PKS: protection-key faults cannot occur\n");
-	pks_libbpf_messages(opts.verbose);
+	setvbuf(out, NULL, _IOLBF, 0);	/* a tail -f of it sees whole records */
+	out_name = opts.output;
+	return 0;
+}
 
-	skel = pksfault_bpf__open_opts(&open_opts);
-	if (!skel) {
-		fprintf(stderr, "pksfault: cannot open BPF object: %s\n", strerror(errno));
-		return PKS_EXIT_ERROR;
+/* --cgroup, -c PATH: the directory and its id into @run.  0 or -1 after one line. */
+static int find_cgroup(struct run *run)
+{
+	int err;
+
+	if (!opts.cgroup_self && !opts.cgroup)
+		return 0;
+	if (opts.cgroup)
+		snprintf(run->cgroup_path, sizeof(run->cgroup_path), "%s", opts.cgroup);
+	else if ((err = pks_own_cgroup(NULL, NULL, run->cgroup_path, sizeof(run->cgroup_path)))) {
+		fprintf(stderr, "pksfault: --cgroup: cannot tell this process's cgroup: %s\n",
+			strerror(-err));
+		return -1;
 	}
+	err = pks_cgroup_id(run->cgroup_path, &run->cgroup_id);
+	if (err) {
+		fprintf(stderr, "pksfault: cgroup %s: %s\n", run->cgroup_path,
+			err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* Before load: filters and what to load.  0 or -1 after one line. */
+static int configure(struct run *run)
+{
+	struct pksfault_bpf *skel = run->skel;
+
+	if (find_cgroup(run))
+		return -1;
+	skel->rodata->pks_cgroup_id = run->cgroup_id;
 	skel->rodata->target_pid = opts.pid;
 	skel->rodata->target_tid = opts.tid;
 	skel->rodata->target_key = opts.key;
-	if (opts.cgroup_self || opts.cgroup) {
-		if (opts.cgroup_self &&
-		    (err = pks_own_cgroup(NULL, NULL, cgroup_path, sizeof(cgroup_path)))) {
-			fprintf(stderr, "pksfault: --cgroup: cannot tell this process's cgroup: %s\n",
-				strerror(-err));
-			goto out;
-		}
-		err = pks_cgroup_id(opts.cgroup ? opts.cgroup : cgroup_path, &cgroup_id);
-		if (err) {
-			fprintf(stderr, "pksfault: cgroup %s: %s\n", opts.cgroup ? opts.cgroup : cgroup_path,
-				err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
-			goto out;
-		}
-		skel->rodata->pks_cgroup_id = cgroup_id;
-	}
 	skel->rodata->track_windows = opts.leak_ms >= 0 || opts.hist;
 	skel->rodata->window_stacks = opts.open_stacks;
 	skel->rodata->leak_ns = opts.leak_ms >= 0 ? (__u64)opts.leak_ms * 1000000 : 0;
@@ -555,79 +557,93 @@ int main(int argc, char **argv)
 		bpf_program__set_autoload(skel->progs.pksfault_unbalanced, false);
 	}
 	if (pks_keys_iter_prepare(skel->progs.pksfault_keys))
-		keys_iter = skel->progs.pksfault_keys;
+		run->keys_iter = skel->progs.pksfault_keys;
+	return 0;
+}
+
+/*
+ * Load, attach, arm, then what reads the maps: the ring buffer, the
+ * environment, the windows found open.  0 or -1 after one line.
+ */
+static int start(struct run *run)
+{
+	struct pksfault_bpf *skel = run->skel;
+	int err;
+
 	err = pksfault_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "pksfault: cannot load BPF programs: %s (-v for details)\n",
 			strerror(-err));
-		goto out;
+		return -1;
 	}
-	if (cgroup_id && (err = pks_cgroup_attach(skel->maps.pks_cgroup,
-						  opts.cgroup ? opts.cgroup : cgroup_path))) {
+	if (run->cgroup_id && (err = pks_cgroup_attach(skel->maps.pks_cgroup, run->cgroup_path))) {
 		fprintf(stderr, "pksfault: cannot filter by cgroup: %s\n", strerror(-err));
-		goto out;
+		return -1;
 	}
 	err = pksfault_bpf__attach(skel);
 	if (err) {
 		fprintf(stderr, "pksfault: cannot attach to the pks tracepoints: %s\n",
 			strerror(-err));
-		goto out;
+		return -1;
 	}
 	skel->bss->pks_armed = true;	/* all attached: windows are followed from now */
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, NULL, NULL);
-	if (!rb) {
+	run->rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, NULL, NULL);
+	if (!run->rb) {
 		fprintf(stderr, "pksfault: cannot create ring buffer: %s\n", strerror(errno));
-		goto out;
+		return -1;
 	}
-	setup_env(keys_iter);
+	setup_env(run->keys_iter);
 	text_env = env;
 	text_env.json = false;
-	if (opts.junit) {
-		report.keep_findings = true;
-		windows.text_env = &text_env;
-	}
+	report.keep_findings = opts.junit;
+	windows.text_env = opts.junit ? &text_env : NULL;
 	windows.map_fd = bpf_map__fd(skel->maps.windows);
 	windows.leak_ns = skel->rodata->leak_ns;
 	windows.holder_iter_fd = -1;
 	windows.holder_tid = &skel->bss->holder_tid;
 	if (opts.leak_ms >= 0) {
 		/* Without it a leak found open is reported without a stack. */
-		holder_iter = bpf_program__attach_iter(skel->progs.pksfault_holder_stack, NULL);
-		if (holder_iter)
-			windows.holder_iter_fd = bpf_link__fd(holder_iter);
+		run->holder_iter = bpf_program__attach_iter(skel->progs.pksfault_holder_stack, NULL);
+		if (run->holder_iter)
+			windows.holder_iter_fd = bpf_link__fd(run->holder_iter);
 		else
 			fprintf(stderr, "pksfault: cannot attach the holder-stack iterator: %s; "
 				"leaks found open are reported without a stack\n", strerror(errno));
 	}
 	if (skel->rodata->track_windows) {
-		/* After attaching: a window opened from now on is seen opening. */
-		iter = bpf_program__attach_iter(skel->progs.pksfault_seed_windows, NULL);
-		err = iter ? windows_seed(bpf_link__fd(iter)) : -errno;
+		/* After arming: a window opened from now on is seen opening. */
+		run->iter = bpf_program__attach_iter(skel->progs.pksfault_seed_windows, NULL);
+		err = run->iter ? windows_seed(bpf_link__fd(run->iter)) : -errno;
 		if (err) {
 			fprintf(stderr, "pksfault: cannot look for windows open before attach: %s\n",
 				strerror(-err));
-			goto out;
+			return -1;
 		}
 	}
 	report.leak_enabled = opts.leak_ms >= 0;
 	report.leak_ms = opts.leak_ms;
 	report.hist_enabled = opts.hist;
 	report.cmd_exit = -1;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	return 0;
+}
 
-	ret = trace(skel, rb);
-	if (ret)
-		goto out;
+/*
+ * After tracing: the counters, the windows still open, the summary and
+ * the --junit and --folded files.  The exit status.
+ */
+static int finish(struct run *run)
+{
+	struct pksfault_bpf *skel = run->skel;
+	int err, ret;
+
 	/*
 	 * Stop the programs first, so that the events drained, the counters
 	 * and the open windows below all describe the same instant.
 	 */
 	pksfault_bpf__detach(skel);
-	ring_buffer__consume(rb);
-	ret = PKS_EXIT_ERROR;
+	ring_buffer__consume(run->rb);
 	if (read_stats(skel) || recursion_misses(skel))
-		goto out;
+		return PKS_EXIT_ERROR;
 	if (skel->rodata->track_windows) {
 		memcpy(report.hist, (const void *)skel->bss->hist, sizeof(report.hist));
 		err = windows_list_open(&windows, &env, &report, out, now_ns(CLOCK_MONOTONIC),
@@ -635,7 +651,7 @@ int main(int argc, char **argv)
 		if (err) {
 			fprintf(stderr, "pksfault: cannot read the windows map: %s\n",
 				strerror(-err));
-			goto out;
+			return PKS_EXIT_ERROR;
 		}
 	}
 	report_print(out, &env, &report);
@@ -648,14 +664,49 @@ int main(int argc, char **argv)
 	}
 	if (opts.folded && write_folded(opts.folded))
 		ret = PKS_EXIT_ERROR;
-out:
-	bpf_link__destroy(iter);
-	bpf_link__destroy(holder_iter);
-	ring_buffer__free(rb);
-	pksfault_bpf__destroy(skel);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	PKS_OPEN_OPTS(open_opts);
+	static struct run run;
+	int ret = PKS_EXIT_ERROR;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* serial consoles, pipes: whole lines */
+	if (pksfault_parse_args(argc, argv, &opts, stderr))
+		return PKS_EXIT_ERROR;
+	if (opts.help || opts.version)
+		return PKS_EXIT_CLEAN;
+	if (open_output())
+		return PKS_EXIT_ERROR;
+	if (opts.replay)
+		return replay();
+	if (pks_check_environment("pksfault"))
+		return PKS_EXIT_ERROR;
+	if (!pks_cpu_has_pks())
+		fprintf(stderr, "pksfault: this CPU has no PKS: protection-key faults cannot occur\n");
+	pks_libbpf_messages(opts.verbose);
+	run.skel = pksfault_bpf__open_opts(&open_opts);
+	if (!run.skel) {
+		fprintf(stderr, "pksfault: cannot open BPF object: %s\n", strerror(errno));
+		return PKS_EXIT_ERROR;
+	}
+	if (!configure(&run) && !start(&run)) {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		ret = trace(run.skel, run.rb);
+		if (!ret)
+			ret = finish(&run);
+	}
+	bpf_link__destroy(run.iter);
+	bpf_link__destroy(run.holder_iter);
+	ring_buffer__free(run.rb);
+	pksfault_bpf__destroy(run.skel);
 	ksyms_free(env.ks);
 	report_free_findings(&report);
-	if (out && out != stdout && fclose(out) && ret != PKS_EXIT_ERROR) {
+	if (out != stdout && fclose(out) && ret != PKS_EXIT_ERROR) {
 		fprintf(stderr, "pksfault: writing %s: %s\n", out_name, strerror(errno));
 		ret = PKS_EXIT_ERROR;
 	}
