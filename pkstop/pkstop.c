@@ -497,17 +497,183 @@ static void sleep_until(uint64_t deadline)
 		;
 }
 
+/* How pkstop meets its screen. */
+struct ui {
+	bool clear;		/* clear the screen before each interval */
+	bool fit_rows;		/* as many rows as fit, again after a resize */
+	bool interactive;	/* keys (keys.h) */
+	bool paused;
+};
+
+/*
+ * On a screen, the table fits its width (not a terminal: no limit,
+ * every column) and, by default, as many rows as fit under the header;
+ * both again after each resize.
+ */
+static void setup_screen(struct pkstop_opts *o, struct ui *ui)
+{
+	bool tty = isatty(STDOUT_FILENO);
+
+	if (!tty)
+		o->batch = true;
+	ui->fit_rows = tty && !o->batch && !o->json && o->rows < 0;
+	if (tty && !o->json) {
+		struct sigaction sa = { .sa_handler = on_winch, .sa_flags = SA_RESTART };
+
+		o->width = 80;
+		fit_terminal(o, ui->fit_rows);
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGWINCH, &sa, NULL);
+	}
+	ui->clear = !o->batch && !o->json && !o->noclear;
+	/* top's keys on a terminal: q, s/</>, space (see keys.h). */
+	ui->interactive = tty && !o->batch && !o->json && isatty(STDIN_FILENO);
+}
+
+/* Open, configure, load, attach, arm.  0, or -errno after one line. */
+static int start(struct pkstop *p, const struct pkstop_opts *o)
+{
+	PKS_OPEN_OPTS(open_opts);
+	uint64_t cgid = 0;
+	int err;
+
+	p->pks_present = pks_cpu_has_pks();
+	/* Tests point this at a file to exercise the other key sources. */
+	p->keys_path = getenv("PKSTOP_KEYS_FILE");
+	p->ncpus = libbpf_num_possible_cpus();
+	p->percpu = calloc(p->ncpus > 0 ? p->ncpus : 1, sizeof(*p->percpu));
+	if (p->ncpus <= 0 || !p->percpu) {
+		fprintf(stderr, "pkstop: cannot size per-CPU buffers\n");
+		return -ENOMEM;
+	}
+	if (o->cgroup && (err = pks_cgroup_id(o->cgroup, &cgid))) {
+		fprintf(stderr, "pkstop: -c %s: %s\n", o->cgroup,
+			err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+		return err;
+	}
+	p->skel = pkstop_bpf__open_opts(&open_opts);
+	if (!p->skel) {
+		fprintf(stderr, "pkstop: cannot open the BPF object: %s (run with -v)\n",
+			strerror(errno));
+		return -errno;
+	}
+	p->skel->rodata->target_tgid = o->pid;
+	p->skel->rodata->pks_cgroup_id = cgid;
+	/* Count each PKRS write once, from whichever event reports it. */
+	p->skel->rodata->window_writes = pks_windows_report_pkrs_writes() == 1;
+	if (!p->keys_path && pks_keys_iter_prepare(p->skel->progs.pkstop_keys))
+		p->keys_iter = p->skel->progs.pkstop_keys;
+	else
+		bpf_program__set_autoload(p->skel->progs.pkstop_keys, false);
+	err = pkstop_bpf__load(p->skel);
+	if (err) {
+		fprintf(stderr, "pkstop: cannot load the BPF programs: %s (run with -v)\n",
+			strerror(-err));
+		return err;
+	}
+	if (pks_load_keys(p->keys_iter, p->keys_path, p->start_owners,
+			  &p->start_mask, &p->start_source) < 0)
+		p->start_mask = 0;
+	if (o->cgroup && (err = pks_cgroup_attach(p->skel->maps.pks_cgroup, o->cgroup))) {
+		fprintf(stderr, "pkstop: -c %s: %s\n", o->cgroup, strerror(-err));
+		return err;
+	}
+	err = setup_sync(p);
+	if (err) {
+		fprintf(stderr, "pkstop: cannot create the sync maps: %s\n", strerror(-err));
+		return err;
+	}
+	err = pkstop_bpf__attach(p->skel);
+	if (err) {
+		fprintf(stderr, "pkstop: cannot attach to the pks tracepoints: %s\n",
+			strerror(-err));
+		return err;
+	}
+	p->skel->bss->pks_armed = true;	/* all attached: count from now */
+	p->iter = bpf_program__attach_iter(p->skel->progs.pkstop_tasks, NULL);
+	if (!p->iter) {
+		fprintf(stderr, "pkstop: cannot attach the task iterator: %s\n", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* One interval on stdout (and in the metrics file).  0, or -errno after one line. */
+static int show(struct pkstop_sample *s, const struct pkstop_opts *o, const struct ui *ui,
+		bool first, struct pkstop_om *om)
+{
+	int err;
+
+	if (o->json) {
+		pkstop_print_json(stdout, s, o);
+	} else {
+		if (ui->clear)
+			fputs("\033[H\033[2J", stdout);
+		else if (!first)
+			fputc('\n', stdout);
+		pkstop_print_text(stdout, s, o);
+	}
+	/* A sample that did not reach its file (a full disk): stop, say so. */
+	if (pks_check_output(stdout, "pkstop", "stdout"))
+		return -EIO;
+	if (!o->openmetrics)
+		return 0;
+	pkstop_om_add(om, s);
+	err = pkstop_om_write(o->openmetrics, om, s);
+	if (err)
+		fprintf(stderr, "pkstop: cannot write %s: %s\n", o->openmetrics, strerror(-err));
+	return err;
+}
+
+/* Every interval until the count, q, or a signal.  0 or -errno. */
+static int run(struct pkstop *p, struct pkstop_opts *o, struct ui *ui, struct pkstop_summary *sum)
+{
+	uint64_t last = mono_ns(), deadline, step = o->interval * 1e9, now;
+	struct pkstop_om om = {};
+	struct pkstop_sample s;
+	long n = 0;
+	int err;
+
+	/* A first sample, not shown: seeds windows already open, and depths. */
+	err = sample(p, last, 1, &s);
+	for (deadline = last + step; !err && !exiting; deadline += step) {
+		if (ui->interactive)
+			wait_keys(deadline, o, &s, n > 0, &ui->paused);
+		else
+			sleep_until(deadline);
+		if (exiting)
+			break;
+		now = mono_ns();
+		err = sample(p, now, now - last, &s);
+		if (err)
+			break;
+		last = now;
+		if (resized) {
+			/* Cleared first: a resize during the ioctl is seen next time. */
+			resized = 0;
+			fit_terminal(o, ui->fit_rows);
+		}
+		pkstop_sort_rows(s.rows, s.nrows, o->sort);
+		pkstop_summary_add(sum, &s, o);
+		if ((err = show(&s, o, ui, !n, &om)))
+			return err;
+		if (++n == o->count)
+			break;
+		/* Fell behind (suspended, slow guest): don't burst to catch up. */
+		if (deadline + step < now)
+			deadline = now;
+	}
+	if (err)
+		fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static struct pkstop p = { .sync_outer = -1, .sync_inner = -1 };
-	struct pkstop_opts opts;
-	struct pkstop_sample s;
-	struct pkstop_om om = {};
-	PKS_OPEN_OPTS(open_opts);
 	struct pkstop_summary sum = {};
-	uint64_t start, last, deadline, step;
-	bool tty, clear, fit_rows, interactive, paused = false;
-	long n = 0;
+	struct pkstop_opts opts;
+	struct ui ui = {};
 	int err;
 
 	err = pkstop_parse_opts(argc, argv, &opts);
@@ -516,168 +682,20 @@ int main(int argc, char **argv)
 	if (pks_check_environment("pkstop"))
 		return PKS_EXIT_ERROR;
 	pks_libbpf_messages(opts.verbose);
-
-	tty = isatty(STDOUT_FILENO);
-	if (!tty)
-		opts.batch = true;
-	/*
-	 * On a screen, the table fits its width (not a terminal: no limit,
-	 * every column) and, by default, as many rows as fit under the
-	 * header; both again after each resize.
-	 */
-	fit_rows = tty && !opts.batch && !opts.json && opts.rows < 0;
-	if (tty && !opts.json) {
-		struct sigaction sa = { .sa_handler = on_winch, .sa_flags = SA_RESTART };
-
-		opts.width = 80;
-		fit_terminal(&opts, fit_rows);
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGWINCH, &sa, NULL);
-	}
-	clear = !opts.batch && !opts.json && !opts.noclear;
-	/* top's keys on a terminal: q, s/</>, space (see keys.h). */
-	interactive = tty && !opts.batch && !opts.json && isatty(STDIN_FILENO);
-	p.pks_present = pks_cpu_has_pks();
-	/* Tests point this at a file to exercise the other key sources. */
-	p.keys_path = getenv("PKSTOP_KEYS_FILE");
-
-	p.ncpus = libbpf_num_possible_cpus();
-	p.percpu = calloc(p.ncpus > 0 ? p.ncpus : 1, sizeof(*p.percpu));
-	if (p.ncpus <= 0 || !p.percpu) {
-		fprintf(stderr, "pkstop: cannot size per-CPU buffers\n");
-		return PKS_EXIT_ERROR;
-	}
-	p.skel = pkstop_bpf__open_opts(&open_opts);
-	if (!p.skel) {
-		fprintf(stderr, "pkstop: cannot open the BPF object: %s (run with -v)\n",
-			strerror(errno));
-		return PKS_EXIT_ERROR;
-	}
-	p.skel->rodata->target_tgid = opts.pid;
-	/* Count each PKRS write once, from whichever event reports it. */
-	p.skel->rodata->window_writes = pks_windows_report_pkrs_writes() == 1;
-	if (opts.cgroup) {
-		uint64_t cgid;
-
-		err = pks_cgroup_id(opts.cgroup, &cgid);
-		if (err) {
-			fprintf(stderr, "pkstop: -c %s: %s\n", opts.cgroup,
-				err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
-			pkstop_bpf__destroy(p.skel);
-			return PKS_EXIT_ERROR;
-		}
-		p.skel->rodata->pks_cgroup_id = cgid;
-	}
-	if (!p.keys_path && pks_keys_iter_prepare(p.skel->progs.pkstop_keys))
-		p.keys_iter = p.skel->progs.pkstop_keys;
-	else
-		bpf_program__set_autoload(p.skel->progs.pkstop_keys, false);
-	err = pkstop_bpf__load(p.skel);
-	if (err) {
-		fprintf(stderr, "pkstop: cannot load the BPF programs: %s (run with -v)\n",
-			strerror(-err));
-		pkstop_bpf__destroy(p.skel);
-		return PKS_EXIT_ERROR;
-	}
-	if (pks_load_keys(p.keys_iter, p.keys_path, p.start_owners,
-			  &p.start_mask, &p.start_source) < 0)
-		p.start_mask = 0;
-	if (opts.cgroup && (err = pks_cgroup_attach(p.skel->maps.pks_cgroup, opts.cgroup))) {
-		fprintf(stderr, "pkstop: -c %s: %s\n", opts.cgroup, strerror(-err));
-		goto out;
-	}
-	err = setup_sync(&p);
-	if (err) {
-		fprintf(stderr, "pkstop: cannot create the sync maps: %s\n", strerror(-err));
-		goto out;
-	}
-	err = pkstop_bpf__attach(p.skel);
-	if (err) {
-		fprintf(stderr, "pkstop: cannot attach to the pks tracepoints: %s\n",
-			strerror(-err));
-		goto out;
-	}
-	p.skel->bss->pks_armed = true;	/* all attached: count from now */
-	p.iter = bpf_program__attach_iter(p.skel->progs.pkstop_tasks, NULL);
-	if (!p.iter) {
-		err = -errno;
-		fprintf(stderr, "pkstop: cannot attach the task iterator: %s\n", strerror(errno));
-		goto out;
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (interactive)
-		tty_raw();
-
-	/* A first sample, not shown: seeds windows already open, and depths. */
-	start = last = mono_ns();
-	err = sample(&p, last, 1, &s);
-	if (err) {
-		fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
-		goto out;
-	}
-	step = opts.interval * 1e9;
-	deadline = start + step;
-	while (!exiting) {
-		uint64_t now;
-
-		if (interactive)
-			wait_keys(deadline, &opts, &s, n > 0, &paused);
-		else
-			sleep_until(deadline);
-		if (exiting)
-			break;
-		now = mono_ns();
-		err = sample(&p, now, now - last, &s);
-		if (err) {
-			fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
-			goto out;
-		}
-		last = now;
-		if (resized) {
-			/* Cleared first: a resize during the ioctl is seen next time. */
-			resized = 0;
-			fit_terminal(&opts, fit_rows);
-		}
-		pkstop_sort_rows(s.rows, s.nrows, opts.sort);
-		pkstop_summary_add(&sum, &s, &opts);
-		if (opts.json) {
-			pkstop_print_json(stdout, &s, &opts);
-		} else {
-			if (clear)
-				fputs("\033[H\033[2J", stdout);
-			else if (n)
-				fputc('\n', stdout);
-			pkstop_print_text(stdout, &s, &opts);
-		}
-		/* A sample that did not reach its file (a full disk): stop, say so. */
-		if (pks_check_output(stdout, "pkstop", "stdout")) {
-			err = -EIO;
-			goto out;
-		}
-		if (opts.openmetrics) {
-			pkstop_om_add(&om, &s);
-			err = pkstop_om_write(opts.openmetrics, &om, &s);
-			if (err) {
-				fprintf(stderr, "pkstop: cannot write %s: %s\n", opts.openmetrics,
-					strerror(-err));
-				goto out;
-			}
-		}
-		if (opts.count && ++n >= opts.count)
-			break;
-		if (!opts.count)
-			n++;
-		deadline += step;
-		/* Fell behind (suspended, slow guest): don't burst to catch up. */
-		if (deadline < now)
-			deadline = now + step;
+	setup_screen(&opts, &ui);
+	err = start(&p, &opts);
+	if (!err) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		if (ui.interactive)
+			tty_raw();
+		err = run(&p, &opts, &ui, &sum);
 	}
 	/* Ctrl-C or the last interval: the run's answer, for scripts and logs. */
-	if (sum.intervals)
+	if (!err && sum.intervals)
 		pkstop_summary_print(stdout, &sum, opts.json);
-	err = pks_check_output(stdout, "pkstop", "stdout") ? -EIO : 0;
-out:
+	if (!err && pks_check_output(stdout, "pkstop", "stdout"))
+		err = -EIO;
 	pks_map_dump_free(&p.snap);
 	bpf_link__destroy(p.iter);
 	pkstop_bpf__destroy(p.skel);
