@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "account.h"
 #include "openmetrics.h"
 
 #define DEVICE_OWNER "Device Memory"

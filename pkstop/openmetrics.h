@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "view.h"
+#include "model.h"
 
 /* Counters since pkstop started: the sum of every interval's totals. */
 struct pkstop_om {
