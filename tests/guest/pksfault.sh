@@ -182,7 +182,10 @@ command_group() {
 	fi
 	"$PKSFAULT" -- sh -c 'sleep 62 & sleep 62' >"$OUT/term.out" 2>&1 &
 	pk=$!
-	sleep 3
+	# Once the command runs (pksfault starts it when attached: a loaded
+	# host can take longer than a fixed sleep, and SIGTERM before the
+	# handler is in place kills pksfault outright).
+	for _ in $(seq 1 300); do pgrep -f 'sleep 62' >/dev/null && break; sleep 0.1; done
 	kill -TERM "$pk"
 	rc=0
 	wait "$pk" || rc=$?
