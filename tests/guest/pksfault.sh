@@ -185,7 +185,7 @@ command_group() {
 	# Once the command runs (pksfault starts it when attached: a loaded
 	# host can take longer than a fixed sleep, and SIGTERM before the
 	# handler is in place kills pksfault outright).
-	for _ in $(seq 1 300); do pgrep -f 'sleep 62' >/dev/null && break; sleep 0.1; done
+	for _ in $(seq 1 300); do pgrep -f '^sleep 62$' >/dev/null && break; sleep 0.1; done
 	kill -TERM "$pk"
 	rc=0
 	wait "$pk" || rc=$?
