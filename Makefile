@@ -9,10 +9,11 @@ DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	qemu-system-x86 ndctl e2fsprogs fio util-linux procps gnuplot-nox \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev \
 	xfsprogs stress-ng dmsetup \
-	gcc-mips64el-linux-gnuabi64 gcc-aarch64-linux-gnu prometheus-node-exporter sparse bpftrace
+	gcc-mips64el-linux-gnuabi64 gcc-aarch64-linux-gnu prometheus-node-exporter sparse bpftrace \
+	prometheus python3-junitparser
 
 .PHONY: all deps kernel guest-bins tools floor run shell test bench stress \
-	check-series export clean
+	check-series export clean install
 
 all: kernel guest-bins tools
 
@@ -69,6 +70,24 @@ check-series: deps
 # After committing in build/linux: write the series back to kernel/patches.
 export:
 	kernel/export.sh
+
+# The tools as a system tool: binaries, man pages, bash completion.
+# Installs what `make tools` built (TOOLS_OUT); never builds a kernel.
+#   make install [DESTDIR=/tmp/stage] [PREFIX=/usr]
+PREFIX ?= /usr/local
+TOOLS_OUT ?= build/tools
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+
+install:
+	@for t in pksfault pkstop; do \
+		[ -x "$(TOOLS_OUT)/$$t" ] || { echo "install: $(TOOLS_OUT)/$$t missing: make tools first" >&2; exit 2; }; \
+	done
+	install -d "$(DESTDIR)$(SBINDIR)" "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(COMPLETIONDIR)"
+	install -m 0755 "$(TOOLS_OUT)/pksfault" "$(TOOLS_OUT)/pkstop" "$(DESTDIR)$(SBINDIR)/"
+	install -m 0644 tools/pksfault.8 pkstop/pkstop.8 "$(DESTDIR)$(MANDIR)/man8/"
+	install -m 0644 tools/completion/pksfault tools/completion/pkstop "$(DESTDIR)$(COMPLETIONDIR)/"
 
 clean:
 	rm -rf build

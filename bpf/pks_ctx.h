@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What both tools (and their user space) agree on about where a pks event
- * fired and whose row or window it belongs to.  BPF helpers that compute
+ * What both tools (and their user space) agree on: the key count, owner
+ * length and default PKRS, where a pks event fired and whose row or
+ * window it belongs to.  BPF helpers that compute
  * these are in bpf/pks_bpf.h.
  */
 #ifndef PKS_CTX_H
 #define PKS_CTX_H
+
+/* One set of constants for both tools, BPF and user space. */
+#define PKS_NR_KEYS		16
+#define PKS_OWNER_LEN		64	/* bytes of a key owner's name kept, NUL included */
+#define PKS_PKRS_DEFAULT	0x55555554u	/* key 0 RW, keys 1-15 AD */
 
 /*
  * The context of an event.  Interrupt and NMI handlers run with their

@@ -21,8 +21,6 @@
 /* A store user space may read at any time: whole, and where it is written. */
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
-#define DIRECT_MAP_MAX	(1ULL << 46)	/* 4-level paging: 64 TiB of physical memory */
-
 const volatile pid_t target_pid = 0;	/* tgid, 0: all */
 const volatile pid_t target_tid = 0;
 const volatile int target_key = -1;
@@ -38,7 +36,30 @@ __u64 hist[PKSFAULT_HIST_SLOTS] = {};
  * constant without (then the symbol is absent and this is NULL).
  */
 extern const void page_offset_base __ksym __weak;
-#define PAGE_OFFSET_DEFAULT	0xffff888000000000ULL	/* 4-level paging */
+/* Only without it: no KASLR memory randomisation, hence no 5-level paging. */
+#define PAGE_OFFSET_DEFAULT	0xffff888000000000ULL
+/* The direct map's reach: MAX_PHYSMEM_BITS with 4- and 5-level paging. */
+extern const void __pgtable_l5_enabled __ksym __weak;
+#define DIRECT_MAP_MAX_L4	(1ULL << 46)
+#define DIRECT_MAP_MAX_L5	(1ULL << 52)
+
+/* The physical address of a direct-map @address, or 0 for any other. */
+static __always_inline __u64 direct_map_phys(__u64 address)
+{
+	__u64 base = 0, max = DIRECT_MAP_MAX_L4;
+	unsigned int l5 = 0;
+
+	if (!&page_offset_base ||
+	    bpf_probe_read_kernel(&base, sizeof(base), &page_offset_base))
+		base = PAGE_OFFSET_DEFAULT;
+	if (&__pgtable_l5_enabled &&
+	    !bpf_probe_read_kernel(&l5, sizeof(l5), &__pgtable_l5_enabled) && l5)
+		max = DIRECT_MAP_MAX_L5;
+	/* vmalloc and the rest lie past the direct map's reach */
+	if (address >= base && address - base < max)
+		return address - base;
+	return 0;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -98,7 +119,7 @@ static __always_inline bool filtered(int key)
 		return true;
 	if (target_key >= 0 && key != target_key)
 		return true;
-	return false;
+	return !pks_current_in_cgroup();
 }
 
 /* The header of an event about the current task. */
@@ -116,11 +137,10 @@ static __always_inline void event_task(struct pksfault_event *e, __u32 type, int
 }
 
 SEC("tp_btf/pks_fault")
-int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool write,
+int BPF_PROG(pksfault_fault, unsigned long address, int key, const char *owner, bool write,
 	     unsigned long ip, u32 pkrs, unsigned int depth, int mode, int outcome)
 {
 	struct pksfault_event *e;
-	__u64 base = 0;
 
 	if (filtered(key))
 		return 0;
@@ -132,17 +152,8 @@ int BPF_PROG(pks_fault, unsigned long address, int key, const char *owner, bool 
 	}
 	event_task(e, PKSFAULT_EV_FAULT, key);
 	e->address = address;
-	/*
-	 * Direct-map addresses only (vmalloc and the rest lie 2^46 and more
-	 * above page_offset_base); user space matches it against /proc/iomem.
-	 */
-	if (!&page_offset_base ||
-	    bpf_probe_read_kernel(&base, sizeof(base), &page_offset_base))
-		base = PAGE_OFFSET_DEFAULT;
-	if (address >= base && address - base < DIRECT_MAP_MAX)
-		e->phys = address - base;
-	else
-		e->phys = 0;
+	/* User space matches it against /proc/iomem. */
+	e->phys = direct_map_phys(address);
 	e->ip = ip;
 	e->pkrs = pkrs;
 	e->depth = depth;
@@ -179,7 +190,7 @@ static __always_inline int window_ctx(int key, unsigned int depth, unsigned int 
 {
 	int c;
 
-	if (!track_windows || depth != want || filtered(key))
+	if (!track_windows || !pks_armed || depth != want || filtered(key))
 		return -1;
 	c = pks_event_ctx();
 	if (c == PKS_CTX_HARDIRQ) {
@@ -190,7 +201,7 @@ static __always_inline int window_ctx(int key, unsigned int depth, unsigned int 
 }
 
 SEC("tp_btf/dev_access_enable")
-int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
+int BPF_PROG(pksfault_enable, int key, unsigned int depth, bool pkrs_written,
 	     unsigned long caller)
 {
 	struct pksfault_window *w;
@@ -210,10 +221,14 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 	 */
 	w = bpf_map_lookup_elem(&windows, &wkey);
 	if (w && w->start_ns) {
-		w->inner++;
-		return 0;
-	}
-	if (!w) {	/* this thread's first window since we attached */
+		if (!pks_seed_raced(w->flags & PKSFAULT_WIN_SEEDED,
+				    w->flags & PKSFAULT_WIN_SEED_RUNNING, w->seed_switches)) {
+			w->inner++;
+			return 0;
+		}
+		/* The seed was this very open, in flight: it becomes the open. */
+		count(PKSFAULT_STAT_SEED_RACED);
+	} else if (!w) {	/* this thread's first window since we attached */
 		w = bpf_map_lookup_elem(&scratch, &zero);
 		if (!w)
 			return 0;
@@ -236,6 +251,7 @@ int BPF_PROG(dev_access_enable, int key, unsigned int depth, bool pkrs_written,
 		w->stack_sz = 0;
 	w->inner = 0;
 	w->flags = 0;
+	w->seed_switches = 0;
 	/* Last: user space takes a window with a start time for an open one. */
 	WRITE_ONCE(w->start_ns, bpf_ktime_get_ns());
 	count(PKSFAULT_STAT_WIN_OPENED);
@@ -266,7 +282,7 @@ static __always_inline __u64 log2_slot(__u64 v)
 }
 
 SEC("tp_btf/dev_access_disable")
-int BPF_PROG(dev_access_disable, int key, unsigned int depth, bool pkrs_written,
+int BPF_PROG(pksfault_disable, int key, unsigned int depth, bool pkrs_written,
 	     unsigned long caller)
 {
 	struct pksfault_window *w;
@@ -356,7 +372,7 @@ int BPF_PROG(pksfault_thread_exit, struct task_struct *task)
  * nothing until a bug happens.
  */
 SEC("tp_btf/dev_access_unbalanced")
-int BPF_PROG(dev_access_unbalanced, int key, unsigned long caller)
+int BPF_PROG(pksfault_unbalanced, int key, unsigned long caller)
 {
 	struct pksfault_event *e;
 
@@ -385,18 +401,23 @@ int BPF_PROG(dev_access_unbalanced, int key, unsigned long caller)
  * other.  Softirq-context windows are not visible here (their depth is
  * saved on the softirq's stack), nor are the idle tasks'.
  *
- * The race: the window may close between reading the depth and inserting
- * the seed.  Its close event then finds no window and stamps
+ * Two races.  The window may close between reading the depth and
+ * inserting the seed: its close event then finds no window and stamps
  * unmatched_close_ns[tid] later than @now; a stamp that recent means the
- * seed is stale and goes.
+ * seed is stale and goes.  And the depth may be an open in flight (raised,
+ * its event not fired yet): the seed records whether the thread was
+ * running and its context switches, so that the open, when its event
+ * comes, takes the seed's place instead of nesting in it (see
+ * PKSFAULT_WIN_SEED_RUNNING).
  */
 SEC("iter/task")
 int pksfault_seed_windows(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct pksfault_window *w;
-	__u64 now, wkey, *closed;
+	__u64 now, wkey, *closed, switches;
 	__u32 zero = 0, tid;
+	bool running;
 
 	if (!task || !track_windows)
 		return 0;
@@ -405,10 +426,15 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 	now = bpf_ktime_get_ns();
 	if (!BPF_CORE_READ(task, dev_page_access_ref))
 		return 0;
+	/* After the depth: an open in flight then is still in flight now. */
+	running = pks_task_running(task);
+	switches = pks_task_switches(task);
 	tid = BPF_CORE_READ(task, pid);
 	if (target_tid && tid != target_tid)
 		return 0;
 	if (target_pid && BPF_CORE_READ(task, tgid) != target_pid)
+		return 0;
+	if (!pks_task_in_cgroup(task))
 		return 0;
 	w = bpf_map_lookup_elem(&scratch, &zero);
 	if (!w)
@@ -418,7 +444,8 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 	w->pid = BPF_CORE_READ(task, tgid);
 	w->tid = tid;
 	w->key = -1;
-	w->flags = PKSFAULT_WIN_SEEDED;
+	w->flags = PKSFAULT_WIN_SEEDED | (running ? PKSFAULT_WIN_SEED_RUNNING : 0);
+	w->seed_switches = switches;
 	bpf_probe_read_kernel_str(w->comm, sizeof(w->comm), task->comm);
 	wkey = (__u64)tid << 2 | PKS_CTX_TASK;
 	if (bpf_map_update_elem(&windows, &wkey, w, BPF_NOEXIST))

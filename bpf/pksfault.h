@@ -6,7 +6,7 @@
 #include "pks_ctx.h"	/* enum pks_ctx: which nesting counter an event belongs to */
 
 #define PKSFAULT_TASK_COMM_LEN	16
-#define PKSFAULT_OWNER_LEN	32
+#define PKSFAULT_OWNER_LEN	PKS_OWNER_LEN
 #define PKSFAULT_MAX_STACK	32
 /*
  * Frames kept for a window's opener (--open-stacks) or holder: the
@@ -36,6 +36,7 @@ enum pksfault_stat {
 	PKSFAULT_STAT_LEAKS,		/* windows closed after more than --leak MS */
 	PKSFAULT_STAT_WIN_SEEDED,	/* found open at attach by the task iterator */
 	PKSFAULT_STAT_UNBALANCED,	/* closes of a window that was not open */
+	PKSFAULT_STAT_SEED_RACED,	/* seeds that were an open in flight (see below) */
 	PKSFAULT_STAT_NR,
 };
 
@@ -57,6 +58,15 @@ struct pksfault_stats {
  */
 #define PKSFAULT_WIN_STACK_HOLDER	2
 #define PKSFAULT_WIN_STACK_CLOSER	4
+/*
+ * A seed of a thread that was running when the iterator saw its depth:
+ * it may be an open in flight.  The kernel raises the depth, then (IRQs
+ * off, so without a context switch) fires dev_access_enable.  A depth-1
+ * open of that thread with no context switch since the seed
+ * (seed_switches) is that open, not an exception handler's window inside
+ * it: the seed becomes the open.
+ */
+#define PKSFAULT_WIN_SEED_RUNNING	8
 
 /*
  * A thread's outermost window, keyed by thread (CPU for idle) and
@@ -75,6 +85,7 @@ struct pksfault_window {
 	__u32 inner;		/* exception handlers' windows opened inside this one */
 	__u32 flags;		/* PKSFAULT_WIN_* */
 	char comm[PKSFAULT_TASK_COMM_LEN];
+	__u64 seed_switches;	/* seeds: the thread's nvcsw + nivcsw then */
 	__u64 stack[PKSFAULT_MAX_STACK];
 };
 

@@ -15,34 +15,26 @@
 #include "pkstop.h"
 #include "pks_bpf.h"
 
-/* The key table for user space, without debugfs: see pks_iter_keys(). */
-SEC("iter/task")
-int pksfault_keys(struct bpf_iter__task *ctx)
-{
-	return pks_iter_keys(ctx);
-}
-
 char LICENSE[] SEC("license") = "GPL";
 
 /*
  * -p PID, -c CGROUP: only that process's threads, or only threads in that
- * cgroup (v2 id), get rows, so that others cannot fill the thread map and
- * leave the target uncounted.  Set before load; 0 = every thread (and the
- * per-CPU idle and softirq rows).
+ * cgroup or below it (pks_current_in_cgroup()), get rows, so that others
+ * cannot fill the thread map and leave the target uncounted.  Set before
+ * load; 0 = every thread (and the per-CPU idle and softirq rows).
  */
 const volatile __u32 target_tgid = 0;
-const volatile __u64 target_cgroup = 0;
 
 /* The filters above, for the event's thread (row id @tid). */
 static __always_inline bool watched(__u32 tid)
 {
-	if (!target_tgid && !target_cgroup)
+	if (!target_tgid && !pks_cgroup_id)
 		return true;
 	if (tid & PKS_ROW_PER_CPU)
 		return false;
 	if (target_tgid && bpf_get_current_pid_tgid() >> 32 != target_tgid)
 		return false;
-	return !target_cgroup || bpf_get_current_cgroup_id() == target_cgroup;
+	return pks_current_in_cgroup();
 }
 
 /*
@@ -79,10 +71,13 @@ struct {
 	__type(value, struct pkstop_key);
 } keys SEC(".maps");
 
+/* NULL, so that programs do nothing, until every program is attached. */
 static __always_inline struct pkstop_totals *cpu_totals(void)
 {
 	__u32 zero = 0;
 
+	if (!pks_armed)
+		return NULL;
 	return bpf_map_lookup_elem(&totals, &zero);
 }
 
@@ -196,13 +191,17 @@ int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
 	if (depth == 1) {
 		t->c[i].opens++;
 		t->key = key;
-		if (t->open_since) {
-			/* An exception handler's window inside ours. */
+		/* An exception handler's window inside ours, or (see
+		 * pks_seed_raced()) this very open, found in flight by the
+		 * task iterator. */
+		if (t->open_since && !pks_seed_raced(t->flags & PKSTOP_F_OPEN_UNKNOWN,
+						     t->flags & PKSTOP_F_SEED_RUNNING,
+						     t->seed_switches)) {
 			t->nested++;
 			return 0;
 		}
 		t->open_since = bpf_ktime_get_ns();
-		t->flags &= ~PKSTOP_F_OPEN_UNKNOWN;
+		t->flags &= ~(PKSTOP_F_OPEN_UNKNOWN | PKSTOP_F_SEED_RUNNING);
 	}
 	if (!t->nested)
 		t->depth = depth;
@@ -348,18 +347,23 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct pkstop_thread *t;
 	struct pkstop_task rec = {};
+	__u64 switches;
+	bool running;
 
 	if (!task || (target_tgid && task->tgid != target_tgid))
 		return 0;
-	if (target_cgroup && BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) != target_cgroup)
+	if (!pks_task_in_cgroup(task))
 		return 0;
 	rec.tid = task->pid;
 	rec.pid = task->tgid;
 	/* Only kernels with device-memory protection count windows. */
 	if (bpf_core_field_exists(task->dev_page_access_ref))
 		rec.depth = BPF_CORE_READ(task, dev_page_access_ref);
-	rec.pkrs = task->thread.saved_pkrs;
-	rec.state = task->__state;
+	/* After the depth: an open in flight then is still in flight now. */
+	running = pks_task_running(task);
+	switches = pks_task_switches(task);
+	rec.pkrs = pks_task_saved_pkrs(task);
+	rec.state = pks_task_state(task);
 	t = bpf_map_lookup_elem(&threads, &rec.tid);
 	if (!t && !rec.depth && rec.pkrs == PKSTOP_PKRS_DEFAULT)
 		return 0;
@@ -370,11 +374,13 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 		 * once the window is seen closed (its close raced with us).
 		 */
 		if (rec.depth && !t->open_since) {
+			t->seed_switches = switches;
 			t->open_since = bpf_ktime_get_ns();
-			t->flags |= PKSTOP_F_OPEN_UNKNOWN;
+			t->flags |= PKSTOP_F_OPEN_UNKNOWN |
+				    (running ? PKSTOP_F_SEED_RUNNING : 0);
 		} else if (!rec.depth && (t->flags & PKSTOP_F_OPEN_UNKNOWN)) {
 			t->open_since = 0;
-			t->flags &= ~PKSTOP_F_OPEN_UNKNOWN;
+			t->flags &= ~(PKSTOP_F_OPEN_UNKNOWN | PKSTOP_F_SEED_RUNNING);
 		}
 	}
 	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), task->comm);
@@ -384,7 +390,8 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 		init.pid = rec.pid;
 		init.depth = rec.depth;
 		init.open_since = bpf_ktime_get_ns();
-		init.flags = PKSTOP_F_OPEN_UNKNOWN;
+		init.flags = PKSTOP_F_OPEN_UNKNOWN | (running ? PKSTOP_F_SEED_RUNNING : 0);
+		init.seed_switches = switches;
 		__builtin_memcpy(init.comm, rec.comm, sizeof(init.comm));
 		long err = bpf_map_update_elem(&threads, &rec.tid, &init, BPF_NOEXIST);
 

@@ -17,9 +17,9 @@
 
 #define PKSTOP_MAX_THREADS	10240
 #define PKSTOP_COMM_LEN		16
-#define PKSTOP_OWNER_LEN	64
-#define PKSTOP_NR_KEYS		16
-#define PKSTOP_PKRS_DEFAULT	0x55555554u
+#define PKSTOP_OWNER_LEN	PKS_OWNER_LEN
+#define PKSTOP_NR_KEYS		PKS_NR_KEYS
+#define PKSTOP_PKRS_DEFAULT	PKS_PKRS_DEFAULT
 /* Fault outcomes counted apart (pks_fault's outcome field); room to grow */
 #define PKSTOP_NR_OUTCOMES	8
 
@@ -35,6 +35,7 @@ struct pkstop_counts {
 
 /* Thread flags */
 #define PKSTOP_F_OPEN_UNKNOWN	1	/* window found open: opened before we started */
+#define PKSTOP_F_SEED_RUNNING	2	/* ... while the thread ran: maybe an open in flight */
 
 /* Value of the per-thread hash map, key = TID or a per-CPU row id. */
 struct pkstop_thread {
@@ -50,6 +51,7 @@ struct pkstop_thread {
 	__u64 max_gen[2];	/* max_depth[i] belongs to interval max_gen[i] */
 	__u32 max_depth[2];
 	struct pkstop_counts c[2];
+	__u64 seed_switches;	/* OPEN_UNKNOWN: nvcsw + nivcsw when found open */
 };
 
 /* Per-CPU system totals. */

@@ -25,30 +25,6 @@ void pkstop_counts_delta(const struct pkstop_counts *cur, const struct pkstop_co
 	d->faults = cur->faults - prev->faults;
 }
 
-bool pkstop_delta_any(const struct pkstop_delta *d)
-{
-	return d->opens || d->enables || d->pkrs_writes || d->updates || d->faults;
-}
-
-void pkstop_faults_add(uint64_t sum[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES],
-		       const uint64_t add[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES])
-{
-	int key, o;
-
-	for (key = 0; key < PKS_NR_KEYS; key++)
-		for (o = 0; o < PKS_FAULT_NR_OUTCOMES; o++)
-			sum[key][o] += add[key][o];
-}
-
-void pkstop_delta_add(struct pkstop_delta *sum, const struct pkstop_delta *d)
-{
-	sum->opens += d->opens;
-	sum->enables += d->enables;
-	sum->pkrs_writes += d->pkrs_writes;
-	sum->updates += d->updates;
-	sum->faults += d->faults;
-}
-
 static void fill_task(const struct pkstop_task *task, struct pkstop_row *row)
 {
 	row->have_state = true;

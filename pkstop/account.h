@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "pkstop.h"
-#include "view.h"
+#include "model.h"
 
 /* What user space remembers of one TID between intervals. */
 struct pkstop_tstate {
@@ -30,11 +30,6 @@ uint64_t pkstop_open_ns(const struct pkstop_thread *t, uint64_t now);
 /* Differences of two counter sets, as a delta. */
 void pkstop_counts_delta(const struct pkstop_counts *cur, const struct pkstop_counts *prev,
 			 struct pkstop_delta *d);
-bool pkstop_delta_any(const struct pkstop_delta *d);
-/* Add fault counts by key and outcome (struct pkstop_sample's faults_by). */
-void pkstop_faults_add(uint64_t sum[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES],
-		       const uint64_t add[PKS_NR_KEYS][PKS_FAULT_NR_OUTCOMES]);
-void pkstop_delta_add(struct pkstop_delta *sum, const struct pkstop_delta *d);
 
 /*
  * Fill @row from map value @t read after interval @old_gen closed at

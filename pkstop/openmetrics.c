@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Metrics text for node exporter's textfile collector (Prometheus text
- * format 0.0.4, which that collector parses): counters are named *_total
- * with the TYPE line naming them so, units are in the names (seconds), a
- * "# EOF" comment ends the file (OpenMetrics' terminator, a comment to
- * the Prometheus parser).  Names are documented in pkstop(8).
+ * Metrics text for node exporter's textfile collector, in the Prometheus
+ * text format 0.0.4, which that collector parses (and promtool checks):
+ * counters are named *_total with the TYPE line naming them so, units
+ * are in the names (seconds), every family has HELP and TYPE.  Not
+ * OpenMetrics (whose counter families drop _total and whose files end in
+ * "# EOF"): one format, named as what it is.  Names are documented in
+ * pkstop(8).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "account.h"
 #include "openmetrics.h"
 
 #define DEVICE_OWNER "Device Memory"
@@ -171,7 +172,6 @@ void pkstop_om_format(FILE *f, const struct pkstop_om *om, const struct pkstop_s
 	fprintf(f, "pks_present %d\n", s->pks_present);
 	family(f, "pks_enabled", "gauge", "1 if the kernel uses PKS (a key is allocated).");
 	fprintf(f, "pks_enabled %d\n", s->pks_enabled);
-	fputs("# EOF\n", f);
 }
 
 int pkstop_om_write(const char *path, const struct pkstop_om *om, const struct pkstop_sample *s)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pkstop --openmetrics FILE: the counters as a metrics text file for the
- * Prometheus node exporter's textfile collector, rewritten atomically
+ * pkstop --prometheus FILE: the counters as a metrics text file (the
+ * Prometheus text format 0.0.4) for node exporter's textfile collector,
+ * rewritten atomically
  * every interval.  Pure formatting, so host tests can check it.
  */
 #ifndef PKSTOP_OPENMETRICS_H
@@ -9,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "view.h"
+#include "model.h"
 
 /* Counters since pkstop started: the sum of every interval's totals. */
 struct pkstop_om {
@@ -22,7 +23,7 @@ struct pkstop_om {
 
 /* Add interval @s to the counters in @om. */
 void pkstop_om_add(struct pkstop_om *om, const struct pkstop_sample *s);
-/* The text: counters from @om, gauges from sample @s, "# EOF" last. */
+/* The text: counters from @om, gauges from sample @s. */
 void pkstop_om_format(FILE *f, const struct pkstop_om *om, const struct pkstop_sample *s);
 /* Write it to @path through @path.tmp and rename(): 0 or -errno. */
 int pkstop_om_write(const char *path, const struct pkstop_om *om, const struct pkstop_sample *s);

@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "opts.h"
+#include "pks_common.h"	/* PKS_TOOLS_VERSION */
 
 static const char doc[] =
 "Live, top-like view of protection keys (PKS), per thread.\n"
 "\n"
 "USAGE: pkstop [-h] [-p PID] [-c CGROUP] [-n COMM] [-K | -P] [-r ROWS] [-s SORT] [-C] [-b] [--json]\n"
-"              [--openmetrics FILE] [-v] [interval] [count]\n"
+"              [--prometheus FILE] [-v] [interval] [count]\n"
 "\n"
 "Header: PKS present/enabled, allocated keys and owners, system totals per\n"
 "second.  Rows: threads with activity in the interval or with state (a\n"
@@ -35,14 +36,14 @@ static const char doc[] =
 "    pkstop -P -s opens  # per process, busiest first\n"
 "    pkstop -b 1 3 > log # batch output (also when stdout is not a TTY)\n"
 "    pkstop --json 2 5   # one JSON document per interval, one line each\n"
-"    pkstop -b --openmetrics /var/lib/prometheus/node-exporter/pks.prom 15 >/dev/null\n"
+"    pkstop -b --prometheus /var/lib/prometheus/node-exporter/pks.prom 15 >/dev/null\n"
 "                        # metrics for node exporter's textfile collector\n"
 "\n"
 "SORT: depth (default), opens, open%, faults, tid.\n"
 "Exit status: 0 ok, 2 bad option, missing privileges, no BTF or no pks\n"
 "tracepoints.\n";
 
-enum { OPT_JSON = 0x100, OPT_OPENMETRICS };
+enum { OPT_JSON = 0x100, OPT_OPENMETRICS, OPT_VERSION };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Only threads of this process (filtered in BPF)", 0 },
@@ -55,9 +56,13 @@ static const struct argp_option options[] = {
 	{ "noclear", 'C', NULL, 0, "Don't clear the screen between intervals", 0 },
 	{ "batch", 'b', NULL, 0, "Batch output: no screen control (default when not a TTY)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON document per interval, one line each", 0 },
-	{ "openmetrics", OPT_OPENMETRICS, "FILE", 0,
-	  "Also write the counters to FILE each interval (atomically), for node exporter", 0 },
+	{ "prometheus", OPT_OPENMETRICS, "FILE", 0,
+	  "Also write the counters to FILE each interval (atomically) in the Prometheus text "
+	  "format 0.0.4, for node exporter's textfile collector", 0 },
+	/* Its first name, kept for scripts; the format was never OpenMetrics. */
+	{ "openmetrics", OPT_OPENMETRICS, "FILE", OPTION_HIDDEN, NULL, 0 },
 	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
+	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{},
 };
@@ -172,13 +177,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_OPENMETRICS:
 		if (!*arg) {
-			bad("pkstop: --openmetrics needs a file name%s\n", "");
+			bad("pkstop: --prometheus needs a file name%s\n", "");
 			return EINVAL;
 		}
 		o->openmetrics = arg;
 		break;
 	case 'v':
 		o->verbose = true;
+		break;
+	case OPT_VERSION:
+		printf("pkstop %s\n", PKS_TOOLS_VERSION);
+		o->help = true;	/* printed: exit 0, as after --help */
 		break;
 	case 'h':
 		/* Not argp_state_help(): ARGP_NO_ERRS silences it. */

@@ -33,7 +33,7 @@ struct pkstop_opts {
 	bool noclear;
 	bool batch;
 	bool json;
-	const char *openmetrics;	/* --openmetrics FILE, or NULL */
+	const char *openmetrics;	/* --prometheus FILE (alias --openmetrics), or NULL */
 	bool verbose;
 	bool help;		/* --help was printed: exit 0 */
 	/* Not an option: the terminal's columns, set by pkstop.c; 0 = no limit. */

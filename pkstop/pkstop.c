@@ -10,6 +10,7 @@
  * totals are exactly the sum of the rows.
  */
 #include <errno.h>
+#include <poll.h>
 #include <search.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -31,6 +33,7 @@
 _Static_assert(PKS_NR_KEYS == PKSTOP_NR_KEYS, "one key numbering");
 _Static_assert(PKS_FAULT_NR_OUTCOMES <= PKSTOP_NR_OUTCOMES, "the BPF side counts every outcome");
 #include "opts.h"
+#include "keys.h"
 #include "summary.h"
 #include "view.h"
 
@@ -99,6 +102,7 @@ struct pkstop {
 	size_t ntasks, tasks_cap;
 	struct pkstop_row *rows;
 	size_t nrows, rows_cap;
+	struct pks_map_dump snap;		/* the thread map, this sample */
 	__u32 gone[PKSTOP_MAX_THREADS];		/* entries to delete after a walk */
 	size_t ngone;
 	char start_owners[PKS_NR_KEYS][PKS_OWNER_LEN];
@@ -300,27 +304,28 @@ static int read_totals(struct pkstop *p, int slot, struct pkstop_sample *s)
 	return 0;
 }
 
-/* Walk the thread map: one row per thread with activity or state. */
+/*
+ * One row per thread with activity or state, from the thread map as
+ * dumped before the task iterator ran: a thread the iterator then missed
+ * had exited, and one born after the dump is an iterator-only row.
+ */
 static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
 			uint64_t interval_ns, struct pkstop_sample *s)
 {
 	int fd = bpf_map__fd(p->skel->maps.threads);
-	__u32 key, next, *prev = NULL;
-	struct pkstop_thread t;
-	size_t i;
+	const struct pkstop_thread *all = p->snap.values;
+	const __u32 *keys = p->snap.keys;
+	size_t i, j;
 
 	p->nrows = 0;
-	s->threads_tracked = 0;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct pkstop_tstate probe = { .tid = next }, *st, **found;
+	s->threads_tracked = p->snap.n;
+	for (j = 0; j < p->snap.n; j++) {
+		struct pkstop_tstate probe = { .tid = keys[j] }, *st, **found;
+		const struct pkstop_thread *t = &all[j];
+		__u32 key = keys[j];
 		struct pkstop_task *task;
 		struct pkstop_row row;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &t))
-			continue;	/* deleted meanwhile */
-		s->threads_tracked++;
 		found = tfind(&probe, &p->states, cmp_state);
 		if (found) {
 			st = *found;
@@ -332,7 +337,7 @@ static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
 			tsearch(st, &p->states, cmp_state);
 		}
 		task = find_task(p, key);
-		pkstop_account(st, &t, task, old_gen, now, interval_ns, &row);
+		pkstop_account(st, t, task, old_gen, now, interval_ns, &row);
 		if (task)
 			task->mark = 1;	/* has an entry: no iterator-only row */
 		if (pkstop_row_interesting(&row)) {
@@ -353,7 +358,6 @@ static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
 			free(st);
 		}
 	}
-	/* Only now: get_next_key from a deleted key restarts the walk. */
 	for (i = 0; i < p->ngone; i++)
 		bpf_map_delete_elem(fd, &p->gone[i]);
 	p->ngone = 0;
@@ -389,6 +393,10 @@ static int sample(struct pkstop *p, uint64_t now, uint64_t interval_ns,
 	if (err)
 		return err;
 	err = read_totals(p, old_gen & 1, s);
+	/* The map before the iterator: see read_threads(). */
+	if (!err)
+		err = pks_map_dump(bpf_map__fd(p->skel->maps.threads), sizeof(__u32),
+				   sizeof(struct pkstop_thread), &p->snap);
 	if (!err)
 		err = read_tasks(p);
 	if (!err)
@@ -405,6 +413,79 @@ static int sample(struct pkstop *p, uint64_t now, uint64_t interval_ns,
 	return 0;
 }
 
+/*
+ * On a terminal (not -b, not --json): keys without Enter and without
+ * echo, restored at exit.
+ */
+static struct termios saved_tty;
+static bool raw_tty;
+
+static void tty_restore(void)
+{
+	if (raw_tty)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+}
+
+static void tty_raw(void)
+{
+	struct termios t;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tty))
+		return;
+	t = saved_tty;
+	t.c_lflag &= ~(ICANON | ECHO);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t))
+		return;
+	raw_tty = true;
+	atexit(tty_restore);
+}
+
+/*
+ * Until @deadline, or a key: 'q' ends pkstop, a sort key redraws the last
+ * sample @s (when there is one) sorted anew, space pauses.  Returns once
+ * the deadline passed and pkstop is not paused.
+ */
+static void wait_keys(uint64_t deadline, struct pkstop_opts *o, struct pkstop_sample *s,
+		      bool have_sample, bool *paused)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	uint64_t now;
+	char c;
+	int ms;
+
+	while (!exiting) {
+		now = mono_ns();
+		if (now >= deadline && !*paused)
+			return;
+		ms = *paused ? 1000 : (int)((deadline - now + 999999) / 1000000);
+		if (poll(&pfd, 1, ms) <= 0 || read(STDIN_FILENO, &c, 1) != 1)
+			continue;
+		switch (pkstop_key(c, o, paused)) {
+		case PKSTOP_KEY_QUIT:
+			exiting = 1;
+			break;
+		case PKSTOP_KEY_REDRAW:
+			if (!have_sample)
+				break;
+			pkstop_sort_rows(s->rows, s->nrows, o->sort);
+			fputs("\033[H\033[2J", stdout);
+			pkstop_print_text(stdout, s, o);
+			fflush(stdout);
+			break;
+		case PKSTOP_KEY_PAUSE:
+			if (*paused) {
+				fputs("(paused: space resumes, q quits)\n", stdout);
+				fflush(stdout);
+			}
+			break;
+		case PKSTOP_KEY_NONE:
+			break;
+		}
+	}
+}
+
 static void sleep_until(uint64_t deadline)
 {
 	struct timespec ts = {
@@ -416,176 +497,214 @@ static void sleep_until(uint64_t deadline)
 		;
 }
 
-int main(int argc, char **argv)
+/* How pkstop meets its screen. */
+struct ui {
+	bool clear;		/* clear the screen before each interval */
+	bool fit_rows;		/* as many rows as fit, again after a resize */
+	bool interactive;	/* keys (keys.h) */
+	bool paused;
+};
+
+/*
+ * On a screen, the table fits its width (not a terminal: no limit,
+ * every column) and, by default, as many rows as fit under the header;
+ * both again after each resize.
+ */
+static void setup_screen(struct pkstop_opts *o, struct ui *ui)
 {
-	static struct pkstop p = { .sync_outer = -1, .sync_inner = -1 };
-	struct pkstop_opts opts;
-	struct pkstop_sample s;
-	struct pkstop_om om = {};
-	PKS_OPEN_OPTS(open_opts);
-	struct pkstop_summary sum = {};
-	uint64_t start, last, deadline, step;
-	bool tty, clear, fit_rows;
-	long n = 0;
-	int err;
+	bool tty = isatty(STDOUT_FILENO);
 
-	err = pkstop_parse_opts(argc, argv, &opts);
-	if (err)
-		return err == 1 ? 0 : 2;
-	if (pks_check_environment("pkstop"))
-		return 2;
-	pks_libbpf_messages(opts.verbose);
-
-	tty = isatty(STDOUT_FILENO);
 	if (!tty)
-		opts.batch = true;
-	/*
-	 * On a screen, the table fits its width (not a terminal: no limit,
-	 * every column) and, by default, as many rows as fit under the
-	 * header; both again after each resize.
-	 */
-	fit_rows = tty && !opts.batch && !opts.json && opts.rows < 0;
-	if (tty && !opts.json) {
+		o->batch = true;
+	ui->fit_rows = tty && !o->batch && !o->json && o->rows < 0;
+	if (tty && !o->json) {
 		struct sigaction sa = { .sa_handler = on_winch, .sa_flags = SA_RESTART };
 
-		opts.width = 80;
-		fit_terminal(&opts, fit_rows);
+		o->width = 80;
+		fit_terminal(o, ui->fit_rows);
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGWINCH, &sa, NULL);
 	}
-	clear = !opts.batch && !opts.json && !opts.noclear;
-	p.pks_present = pks_cpu_has_pks();
-	/* Tests point this at a file to exercise the other key sources. */
-	p.keys_path = getenv("PKSTOP_KEYS_FILE");
+	ui->clear = !o->batch && !o->json && !o->noclear;
+	/* top's keys on a terminal: q, s/</>, space (see keys.h). */
+	ui->interactive = tty && !o->batch && !o->json && isatty(STDIN_FILENO);
+}
 
-	p.ncpus = libbpf_num_possible_cpus();
-	p.percpu = calloc(p.ncpus > 0 ? p.ncpus : 1, sizeof(*p.percpu));
-	if (p.ncpus <= 0 || !p.percpu) {
+/* Open, configure, load, attach, arm.  0, or -errno after one line. */
+static int start(struct pkstop *p, const struct pkstop_opts *o)
+{
+	PKS_OPEN_OPTS(open_opts);
+	uint64_t cgid = 0;
+	int err;
+
+	p->pks_present = pks_cpu_has_pks();
+	/* Tests point this at a file to exercise the other key sources. */
+	p->keys_path = getenv("PKSTOP_KEYS_FILE");
+	p->ncpus = libbpf_num_possible_cpus();
+	p->percpu = calloc(p->ncpus > 0 ? p->ncpus : 1, sizeof(*p->percpu));
+	if (p->ncpus <= 0 || !p->percpu) {
 		fprintf(stderr, "pkstop: cannot size per-CPU buffers\n");
-		return 1;
+		return -ENOMEM;
 	}
-	p.skel = pkstop_bpf__open_opts(&open_opts);
-	if (!p.skel) {
+	if (o->cgroup && (err = pks_cgroup_id(o->cgroup, &cgid))) {
+		fprintf(stderr, "pkstop: -c %s: %s\n", o->cgroup,
+			err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+		return err;
+	}
+	p->skel = pkstop_bpf__open_opts(&open_opts);
+	if (!p->skel) {
 		fprintf(stderr, "pkstop: cannot open the BPF object: %s (run with -v)\n",
 			strerror(errno));
-		return 2;
+		return -errno;
 	}
-	p.skel->rodata->target_tgid = opts.pid;
+	p->skel->rodata->target_tgid = o->pid;
+	p->skel->rodata->pks_cgroup_id = cgid;
 	/* Count each PKRS write once, from whichever event reports it. */
-	p.skel->rodata->window_writes = pks_windows_report_pkrs_writes() == 1;
-	if (opts.cgroup) {
-		uint64_t cgid;
-
-		err = pks_cgroup_id(opts.cgroup, &cgid);
-		if (err) {
-			fprintf(stderr, "pkstop: -c %s: %s\n", opts.cgroup,
-				err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
-			pkstop_bpf__destroy(p.skel);
-			return 2;
-		}
-		p.skel->rodata->target_cgroup = cgid;
-	}
-	if (!p.keys_path && pks_keys_iter_prepare(p.skel->progs.pkstop_keys))
-		p.keys_iter = p.skel->progs.pkstop_keys;
+	p->skel->rodata->window_writes = pks_windows_report_pkrs_writes() == 1;
+	if (!p->keys_path && pks_keys_iter_prepare(p->skel->progs.pkstop_keys))
+		p->keys_iter = p->skel->progs.pkstop_keys;
 	else
-		bpf_program__set_autoload(p.skel->progs.pkstop_keys, false);
-	err = pkstop_bpf__load(p.skel);
+		bpf_program__set_autoload(p->skel->progs.pkstop_keys, false);
+	err = pkstop_bpf__load(p->skel);
 	if (err) {
 		fprintf(stderr, "pkstop: cannot load the BPF programs: %s (run with -v)\n",
 			strerror(-err));
-		pkstop_bpf__destroy(p.skel);
-		return 2;
+		return err;
 	}
-	if (pks_load_keys(p.keys_iter, p.keys_path, p.start_owners,
-			  &p.start_mask, &p.start_source) < 0)
-		p.start_mask = 0;
-	err = setup_sync(&p);
+	if (pks_load_keys(p->keys_iter, p->keys_path, p->start_owners,
+			  &p->start_mask, &p->start_source) < 0)
+		p->start_mask = 0;
+	if (o->cgroup && (err = pks_cgroup_attach(p->skel->maps.pks_cgroup, o->cgroup))) {
+		fprintf(stderr, "pkstop: -c %s: %s\n", o->cgroup, strerror(-err));
+		return err;
+	}
+	err = setup_sync(p);
 	if (err) {
 		fprintf(stderr, "pkstop: cannot create the sync maps: %s\n", strerror(-err));
-		goto out;
+		return err;
 	}
-	err = pkstop_bpf__attach(p.skel);
+	err = pkstop_bpf__attach(p->skel);
 	if (err) {
 		fprintf(stderr, "pkstop: cannot attach to the pks tracepoints: %s\n",
 			strerror(-err));
-		goto out;
+		return err;
 	}
-	p.iter = bpf_program__attach_iter(p.skel->progs.pkstop_tasks, NULL);
-	if (!p.iter) {
-		err = -errno;
+	p->skel->bss->pks_armed = true;	/* all attached: count from now */
+	p->iter = bpf_program__attach_iter(p->skel->progs.pkstop_tasks, NULL);
+	if (!p->iter) {
 		fprintf(stderr, "pkstop: cannot attach the task iterator: %s\n", strerror(errno));
-		goto out;
+		return -errno;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	return 0;
+}
+
+/* One interval on stdout (and in the metrics file).  0, or -errno after one line. */
+static int show(struct pkstop_sample *s, const struct pkstop_opts *o, const struct ui *ui,
+		bool first, struct pkstop_om *om)
+{
+	int err;
+
+	if (o->json) {
+		pkstop_print_json(stdout, s, o);
+	} else {
+		if (ui->clear)
+			fputs("\033[H\033[2J", stdout);
+		else if (!first)
+			fputc('\n', stdout);
+		pkstop_print_text(stdout, s, o);
+	}
+	/* A sample that did not reach its file (a full disk): stop, say so. */
+	if (pks_check_output(stdout, "pkstop", "stdout"))
+		return -EIO;
+	if (!o->openmetrics)
+		return 0;
+	pkstop_om_add(om, s);
+	err = pkstop_om_write(o->openmetrics, om, s);
+	if (err)
+		fprintf(stderr, "pkstop: cannot write %s: %s\n", o->openmetrics, strerror(-err));
+	return err;
+}
+
+/* Every interval until the count, q, or a signal.  0 or -errno. */
+static int run(struct pkstop *p, struct pkstop_opts *o, struct ui *ui, struct pkstop_summary *sum)
+{
+	uint64_t last = mono_ns(), deadline, step = o->interval * 1e9, now;
+	struct pkstop_om om = {};
+	struct pkstop_sample s;
+	long n = 0;
+	int err;
 
 	/* A first sample, not shown: seeds windows already open, and depths. */
-	start = last = mono_ns();
-	err = sample(&p, last, 1, &s);
-	if (err) {
-		fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
-		goto out;
-	}
-	step = opts.interval * 1e9;
-	deadline = start + step;
-	while (!exiting) {
-		uint64_t now;
-
-		sleep_until(deadline);
+	err = sample(p, last, 1, &s);
+	for (deadline = last + step; !err && !exiting; deadline += step) {
+		if (ui->interactive)
+			wait_keys(deadline, o, &s, n > 0, &ui->paused);
+		else
+			sleep_until(deadline);
 		if (exiting)
 			break;
 		now = mono_ns();
-		err = sample(&p, now, now - last, &s);
-		if (err) {
-			fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
-			goto out;
-		}
+		err = sample(p, now, now - last, &s);
+		if (err)
+			break;
 		last = now;
 		if (resized) {
 			/* Cleared first: a resize during the ioctl is seen next time. */
 			resized = 0;
-			fit_terminal(&opts, fit_rows);
+			fit_terminal(o, ui->fit_rows);
 		}
-		pkstop_sort_rows(s.rows, s.nrows, opts.sort);
-		pkstop_summary_add(&sum, &s, &opts);
-		if (opts.json) {
-			pkstop_print_json(stdout, &s, &opts);
-		} else {
-			if (clear)
-				fputs("\033[H\033[2J", stdout);
-			else if (n)
-				fputc('\n', stdout);
-			pkstop_print_text(stdout, &s, &opts);
-		}
-		fflush(stdout);
-		if (opts.openmetrics) {
-			pkstop_om_add(&om, &s);
-			err = pkstop_om_write(opts.openmetrics, &om, &s);
-			if (err) {
-				fprintf(stderr, "pkstop: cannot write %s: %s\n", opts.openmetrics,
-					strerror(-err));
-				goto out;
-			}
-		}
-		if (opts.count && ++n >= opts.count)
+		pkstop_sort_rows(s.rows, s.nrows, o->sort);
+		pkstop_summary_add(sum, &s, o);
+		if ((err = show(&s, o, ui, !n, &om)))
+			return err;
+		if (++n == o->count)
 			break;
-		if (!opts.count)
-			n++;
-		deadline += step;
 		/* Fell behind (suspended, slow guest): don't burst to catch up. */
-		if (deadline < now)
-			deadline = now + step;
+		if (deadline + step < now)
+			deadline = now;
+	}
+	if (err)
+		fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	static struct pkstop p = { .sync_outer = -1, .sync_inner = -1 };
+	struct pkstop_summary sum = {};
+	struct pkstop_opts opts;
+	struct ui ui = {};
+	int err;
+
+	err = pkstop_parse_opts(argc, argv, &opts);
+	if (err)
+		return err == 1 ? PKS_EXIT_CLEAN : PKS_EXIT_ERROR;
+	if (pks_check_environment("pkstop"))
+		return PKS_EXIT_ERROR;
+	pks_libbpf_messages(opts.verbose);
+	setup_screen(&opts, &ui);
+	err = start(&p, &opts);
+	if (!err) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		if (ui.interactive)
+			tty_raw();
+		err = run(&p, &opts, &ui, &sum);
 	}
 	/* Ctrl-C or the last interval: the run's answer, for scripts and logs. */
-	if (sum.intervals)
+	if (!err && sum.intervals)
 		pkstop_summary_print(stdout, &sum, opts.json);
-	err = 0;
-out:
+	if (!err && pks_check_output(stdout, "pkstop", "stdout"))
+		err = -EIO;
+	pks_map_dump_free(&p.snap);
 	bpf_link__destroy(p.iter);
 	pkstop_bpf__destroy(p.skel);
 	if (p.sync_outer >= 0)
 		close(p.sync_outer);
 	if (p.sync_inner >= 0)
 		close(p.sync_inner);
-	return err ? 1 : 0;
+	if (err)
+		return PKS_EXIT_ERROR;
+	/* Events lost (map full, BPF runs missed): the figures are short. */
+	return sum.map_full + sum.missed ? PKS_EXIT_LOST : PKS_EXIT_CLEAN;
 }

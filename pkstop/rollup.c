@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
 #include "rollup.h"
 
 /* The key of the windows whose opening nobody saw: see pkstop_key_stats(). */
@@ -162,77 +161,4 @@ long pkstop_processes(const struct pkstop_sample *s, const struct pkstop_opts *o
 	qsort(procs, n, sizeof(*procs), cmp_procs);
 	*out = procs;
 	return n;
-}
-
-const char *pkstop_key_header(void)
-{
-	return "KEY OWNER                  OPENS/s    OPEN%  PKRS-W/s  FAULTS HOLDERS";
-}
-
-int pkstop_fmt_key(const struct pkstop_key_stat *k, const char *owner, double interval_s,
-		   char *buf, size_t len)
-{
-	char name[21], opens[32], pct[32], writes[32], faults[32];
-	double per_s = interval_s > 0 ? 1.0 / interval_s : 0;
-
-	/* An owner is a kernel string, but escaped like a comm all the same. */
-	pks_escape_comm(owner && *owner ? owner : "?", PKS_OWNER_LEN, name, sizeof(name));
-	pkstop_fmt_fit(k->opens * per_s, 1, 9, opens, sizeof(opens));
-	pkstop_fmt_fit(k->open_pct, 1, 8, pct, sizeof(pct));
-	pkstop_fmt_fit(k->pkrs_writes * per_s, 1, 9, writes, sizeof(writes));
-	pkstop_fmt_fit(k->faults, 0, 7, faults, sizeof(faults));
-	return snprintf(buf, len, "%3d %-20s %9s %8s %9s %7s %7u", k->key, name, opens, pct,
-			writes, faults, k->holders);
-}
-
-const char *pkstop_proc_header(void)
-{
-	return "    PID COMM              THR HOLD MAXD  OPENS/s   OPEN%  FAULTS    HELD";
-}
-
-int pkstop_fmt_proc(const struct pkstop_proc *p, double interval_s, char *buf, size_t len)
-{
-	char comm[17], opens[32], pct[32], faults[32], held[16];
-	double per_s = interval_s > 0 ? 1.0 / interval_s : 0;
-
-	pks_escape_comm(p->comm, sizeof(p->comm), comm, sizeof(comm));
-	pkstop_fmt_fit(p->d.opens * per_s, 1, 8, opens, sizeof(opens));
-	pkstop_fmt_fit(p->open_pct, 1, 7, pct, sizeof(pct));
-	pkstop_fmt_fit(p->d.faults, 0, 7, faults, sizeof(faults));
-	held[0] = p->held_s >= 0 && p->held_lower_bound ? '>' : '\0';
-	held[1] = '\0';
-	pkstop_fmt_duration(p->held_s, held + strlen(held), sizeof(held) - strlen(held));
-	return snprintf(buf, len, "%7u %-16s %4u %4u %4u %8s %7s %7s %7s", p->pid, comm,
-			p->threads, p->holding, p->max_depth, opens, pct, faults, held);
-}
-
-void pkstop_json_key_stat(FILE *f, const struct pkstop_key_stat *k, double per_s)
-{
-	fprintf(f, "\"opens\":%llu,\"opens_per_s\":%.3f,\"pkrs_writes\":%llu,"
-		"\"pkrs_writes_per_s\":%.3f,\"faults_total\":%llu,\"open_pct\":%.2f,"
-		"\"holders\":%u",
-		(unsigned long long)k->opens, k->opens * per_s,
-		(unsigned long long)k->pkrs_writes, k->pkrs_writes * per_s,
-		(unsigned long long)k->faults, k->open_pct, k->holders);
-}
-
-void pkstop_json_proc(FILE *f, const struct pkstop_proc *p, double per_s)
-{
-	fprintf(f, "{\"pid\":%u,\"context\":\"%s\",\"cpu\":", p->pid,
-		pkstop_row_context_name(p->context));
-	if (p->context == PKS_ROW_TASK)
-		fputs("null", f);
-	else
-		fprintf(f, "%u", p->cpu);
-	fputs(",\"comm\":", f);
-	json_print_string(f, p->comm);
-	fprintf(f, ",\"threads\":%u,\"holding\":%u,\"max_depth\":%u,", p->threads, p->holding,
-		p->max_depth);
-	pkstop_json_counts(f, &p->d, per_s);
-	fprintf(f, ",\"open_pct\":%.2f,\"held_s\":", p->open_pct);
-	if (p->held_s >= 0)
-		fprintf(f, "%.3f", p->held_s);
-	else
-		fputs("null", f);
-	fprintf(f, ",\"held_at_least\":%s}", p->held_lower_bound ? "true" : "false");
 }

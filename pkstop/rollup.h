@@ -7,7 +7,7 @@
 #ifndef PKSTOP_ROLLUP_H
 #define PKSTOP_ROLLUP_H
 
-#include "view.h"
+#include "model.h"
 
 /* One key over one interval. */
 struct pkstop_key_stat {
@@ -52,17 +52,5 @@ struct pkstop_proc {
  */
 long pkstop_processes(const struct pkstop_sample *s, const struct pkstop_opts *o,
 		      struct pkstop_proc **out);
-
-/* Text tables: header, and one line (no newline) per entry. */
-const char *pkstop_key_header(void);
-int pkstop_fmt_key(const struct pkstop_key_stat *k, const char *owner, double interval_s,
-		   char *buf, size_t len);
-const char *pkstop_proc_header(void);
-int pkstop_fmt_proc(const struct pkstop_proc *p, double interval_s, char *buf, size_t len);
-
-/* JSON members of one key's entry: "opens":N,...,"holders":N */
-void pkstop_json_key_stat(FILE *f, const struct pkstop_key_stat *k, double per_s);
-/* One process as a JSON object. */
-void pkstop_json_proc(FILE *f, const struct pkstop_proc *p, double per_s);
 
 #endif

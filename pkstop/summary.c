@@ -2,7 +2,6 @@
 /* pkstop's summary on exit; see summary.h. */
 #include <string.h>
 
-#include "account.h"
 #include "summary.h"
 
 static void note_who(struct pkstop_summary_who *who, const struct pkstop_row *r)

@@ -10,7 +10,8 @@
 
 #include <stdio.h>
 
-#include "view.h"
+#include "model.h"
+#include "view.h"	/* its JSON pieces */
 
 /* One thread's record, as its row named it. */
 struct pkstop_summary_who {

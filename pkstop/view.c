@@ -166,19 +166,6 @@ int pkstop_fmt_row(const struct pkstop_row *r, uint16_t keymask, double interval
 			rights);
 }
 
-bool pkstop_row_visible(const struct pkstop_row *r, const struct pkstop_opts *o)
-{
-	char comm[sizeof(r->comm) + 1];
-
-	if (o->pid && r->pid != (uint32_t)o->pid)
-		return false;
-	if (!o->name)
-		return true;
-	/* The raw bytes, as the kernel has them; comm need not end in a NUL. */
-	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(r->comm), r->comm);
-	return strstr(comm, o->name);
-}
-
 /* -r: 0 means all; the default is 20 on screen and all in JSON. */
 static size_t row_limit(const struct pkstop_opts *o)
 {
@@ -247,6 +234,7 @@ static void print_processes(FILE *f, const struct pkstop_sample *s, const struct
 void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkstop_opts *o)
 {
 	char tbuf[32], state[80], line[512], n1[32], n2[32], n3[32], n4[32];
+	char town[PKS_TEXT_OWNER_LEN];
 	double per_s = s->interval_s > 0 ? 1.0 / s->interval_s : 0;
 	bool wide = pkstop_layout_wide(o->width, s->keymask);
 	size_t i, match, shown, n = 0;
@@ -256,12 +244,13 @@ void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkst
 	localtime_r(&s->wall.tv_sec, &tm);
 	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
 	pks_state(s, wide, state, sizeof(state));
-	fprintf(f, "pkstop - %s  interval %.2fs  PKS: %s\n", tbuf, s->interval_s, state);
+	fprintf(f, "pkstop - %s  interval %.2fs  PKS: %s  sort: %s\n", tbuf, s->interval_s, state,
+		pkstop_sort_name(o->sort));
 	fprintf(f, "Keys:");
 	for (key = 0; key < PKS_NR_KEYS; key++) {
 		if (!(s->keymask & (1u << key)))
 			continue;
-		fprintf(f, "%s %d: %s", nkeys ? "," : "", key, s->owners[key]);
+		fprintf(f, "%s %d: %s", nkeys ? "," : "", key, pks_text_owner(s->owners[key], town));
 		nkeys++;
 	}
 	fprintf(f, "%s  (from %s)\n", nkeys ? "" : " none",
@@ -324,18 +313,6 @@ void pkstop_json_counts(FILE *f, const struct pkstop_delta *d, double per_s)
 		(unsigned long long)d->pkrs_writes, (unsigned long long)d->updates,
 		(unsigned long long)d->faults, d->opens * per_s, d->pkrs_writes * per_s,
 		d->updates * per_s, d->faults * per_s);
-}
-
-const char *pkstop_row_context_name(enum pkstop_row_context c)
-{
-	switch (c) {
-	case PKS_ROW_IDLE_TASK:
-		return "idle";
-	case PKS_ROW_SOFTIRQS:
-		return "softirq";
-	default:
-		return "task";
-	}
 }
 
 void pkstop_json_thread(FILE *f, uint32_t tid, uint32_t pid, enum pkstop_row_context context,
@@ -454,4 +431,78 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 	if (o->view == PKSTOP_VIEW_PROCESSES)
 		json_processes(f, s, o, per_s);
 	fputs("}\n", f);
+}
+
+/* The -K and -P tables (the entries of rollup.h): text and JSON. */
+const char *pkstop_key_header(void)
+{
+	return "KEY OWNER                  OPENS/s    OPEN%  PKRS-W/s  FAULTS HOLDERS";
+}
+
+int pkstop_fmt_key(const struct pkstop_key_stat *k, const char *owner, double interval_s,
+		   char *buf, size_t len)
+{
+	char name[21], opens[32], pct[32], writes[32], faults[32];
+	double per_s = interval_s > 0 ? 1.0 / interval_s : 0;
+
+	/* An owner is a kernel string, but escaped like a comm all the same. */
+	pks_escape_comm(owner && *owner ? owner : "?", PKS_OWNER_LEN, name, sizeof(name));
+	pkstop_fmt_fit(k->opens * per_s, 1, 9, opens, sizeof(opens));
+	pkstop_fmt_fit(k->open_pct, 1, 8, pct, sizeof(pct));
+	pkstop_fmt_fit(k->pkrs_writes * per_s, 1, 9, writes, sizeof(writes));
+	pkstop_fmt_fit(k->faults, 0, 7, faults, sizeof(faults));
+	return snprintf(buf, len, "%3d %-20s %9s %8s %9s %7s %7u", k->key, name, opens, pct,
+			writes, faults, k->holders);
+}
+
+const char *pkstop_proc_header(void)
+{
+	return "    PID COMM              THR HOLD MAXD  OPENS/s   OPEN%  FAULTS    HELD";
+}
+
+int pkstop_fmt_proc(const struct pkstop_proc *p, double interval_s, char *buf, size_t len)
+{
+	char comm[17], opens[32], pct[32], faults[32], held[16];
+	double per_s = interval_s > 0 ? 1.0 / interval_s : 0;
+
+	pks_escape_comm(p->comm, sizeof(p->comm), comm, sizeof(comm));
+	pkstop_fmt_fit(p->d.opens * per_s, 1, 8, opens, sizeof(opens));
+	pkstop_fmt_fit(p->open_pct, 1, 7, pct, sizeof(pct));
+	pkstop_fmt_fit(p->d.faults, 0, 7, faults, sizeof(faults));
+	held[0] = p->held_s >= 0 && p->held_lower_bound ? '>' : '\0';
+	held[1] = '\0';
+	pkstop_fmt_duration(p->held_s, held + strlen(held), sizeof(held) - strlen(held));
+	return snprintf(buf, len, "%7u %-16s %4u %4u %4u %8s %7s %7s %7s", p->pid, comm,
+			p->threads, p->holding, p->max_depth, opens, pct, faults, held);
+}
+
+void pkstop_json_key_stat(FILE *f, const struct pkstop_key_stat *k, double per_s)
+{
+	fprintf(f, "\"opens\":%llu,\"opens_per_s\":%.3f,\"pkrs_writes\":%llu,"
+		"\"pkrs_writes_per_s\":%.3f,\"faults_total\":%llu,\"open_pct\":%.2f,"
+		"\"holders\":%u",
+		(unsigned long long)k->opens, k->opens * per_s,
+		(unsigned long long)k->pkrs_writes, k->pkrs_writes * per_s,
+		(unsigned long long)k->faults, k->open_pct, k->holders);
+}
+
+void pkstop_json_proc(FILE *f, const struct pkstop_proc *p, double per_s)
+{
+	fprintf(f, "{\"pid\":%u,\"context\":\"%s\",\"cpu\":", p->pid,
+		pkstop_row_context_name(p->context));
+	if (p->context == PKS_ROW_TASK)
+		fputs("null", f);
+	else
+		fprintf(f, "%u", p->cpu);
+	fputs(",\"comm\":", f);
+	json_print_string(f, p->comm);
+	fprintf(f, ",\"threads\":%u,\"holding\":%u,\"max_depth\":%u,", p->threads, p->holding,
+		p->max_depth);
+	pkstop_json_counts(f, &p->d, per_s);
+	fprintf(f, ",\"open_pct\":%.2f,\"held_s\":", p->open_pct);
+	if (p->held_s >= 0)
+		fprintf(f, "%.3f", p->held_s);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"held_at_least\":%s}", p->held_lower_bound ? "true" : "false");
 }

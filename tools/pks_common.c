@@ -2,6 +2,8 @@
 /* Shared user-space helpers for the PKS BPF tools; see pks_common.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -234,6 +236,54 @@ int pks_cgroup_id(const char *path, uint64_t *id)
 	return 0;
 }
 
+int pks_cgroup_attach(struct bpf_map *map, const char *path)
+{
+	__u32 zero = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(bpf_map__fd(map), &zero, &fd, BPF_ANY))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int pks_own_cgroup(const char *cgroup_file, const char *mounts_file, char *buf, size_t len)
+{
+	char line[4096], dev[256], dir[PATH_MAX], type[64], rel[PATH_MAX] = "";
+	bool found = false;
+	FILE *f;
+
+	f = fopen(cgroup_file ? cgroup_file : "/proc/self/cgroup", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {	/* the v2 hierarchy */
+			snprintf(rel, sizeof(rel), "%s", line + 3);
+			rel[strcspn(rel, "\n")] = '\0';
+			found = true;
+			break;
+		}
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	f = fopen(mounts_file ? mounts_file : "/proc/self/mounts", "r");
+	if (!f)
+		return -errno;
+	found = false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%255s %4095s %63s", dev, dir, type) == 3 &&
+			!strcmp(type, "cgroup2");
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	if ((size_t)snprintf(buf, len, "%s%s", dir, strcmp(rel, "/") ? rel : "") >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 int pks_kernel_has_event(const char *event)
 {
 	char name[128];
@@ -260,10 +310,35 @@ int pks_kernel_has_tracepoints(void)
 	return pks_kernel_has_event("pks_fault");
 }
 
+#define PKS_USERNS_INIT_INO	4026531837u	/* PROC_USER_INIT_INO */
+
+bool pks_userns_is_init(const char *link)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "user:[%u]", PKS_USERNS_INIT_INO);
+	return !strcmp(link, want);
+}
+
 int pks_check_environment(const char *tool)
 {
+	char link[64];
+	ssize_t n;
 	int ret;
 
+	/*
+	 * Root in a user namespace passes the checks below (its capabilities
+	 * are the namespace's) and then fails to load with a bare EPERM.
+	 */
+	n = readlink("/proc/self/ns/user", link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		if (!pks_userns_is_init(link)) {
+			fprintf(stderr, "%s: in a user namespace (%s): loading BPF needs root, or "
+				"CAP_BPF and CAP_PERFMON, in the initial one\n", tool, link);
+			return -1;
+		}
+	}
 	if (geteuid() != 0 && !pks_have_cap(CAP_SYS_ADMIN) &&
 	    !(pks_have_cap(CAP_BPF) && pks_have_cap(CAP_PERFMON))) {
 		fprintf(stderr, "%s: needs root (or CAP_BPF and CAP_PERFMON)\n", tool);
@@ -426,6 +501,78 @@ size_t pks_escape_comm(const char *in, size_t inlen, char *out, size_t outlen)
 		total += w;
 	}
 	return total;
+}
+
+#define PKS_DUMP_BATCH	256	/* entries per syscall; a hash bucket always fits */
+
+static int dump_grow(struct pks_map_dump *d, size_t key_size, size_t value_size)
+{
+	size_t cap = d->cap ? d->cap * 2 : 4 * PKS_DUMP_BATCH;
+	void *k, *v;
+
+	k = realloc(d->keys, cap * key_size);
+	if (!k)
+		return -ENOMEM;
+	d->keys = k;
+	v = realloc(d->values, cap * value_size);
+	if (!v)
+		return -ENOMEM;
+	d->values = v;
+	d->cap = cap;
+	return 0;
+}
+
+int pks_map_dump(int fd, size_t key_size, size_t value_size, struct pks_map_dump *d)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 token[8] = {};	/* the batch cursor: a hash map's bucket, a key at most */
+	bool first = true;
+	__u32 count;
+	int err;
+
+	if (key_size > sizeof(token))
+		return -EINVAL;
+	d->n = 0;
+	for (;;) {
+		if (d->cap - d->n < PKS_DUMP_BATCH && (err = dump_grow(d, key_size, value_size)))
+			return err;
+		count = d->cap - d->n;
+		err = bpf_map_lookup_batch(fd, first ? NULL : token, token,
+					   (char *)d->keys + d->n * key_size,
+					   (char *)d->values + d->n * value_size, &count, &opts);
+		if (err && errno != ENOENT)
+			return -errno;
+		d->n += count;
+		first = false;
+		if (err)	/* ENOENT: that was the last batch */
+			return 0;
+	}
+}
+
+void pks_map_dump_free(struct pks_map_dump *d)
+{
+	free(d->keys);
+	free(d->values);
+	memset(d, 0, sizeof(*d));
+}
+
+int pks_check_output(FILE *f, const char *tool, const char *name)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		err = errno ? errno : EIO;
+	if (!err)
+		return 0;
+	fprintf(stderr, "%s: writing %s: %s\n", tool, name, strerror(err));
+	return -1;
+}
+
+const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN])
+{
+	pks_escape_comm(owner, PKS_OWNER_LEN, buf, PKS_TEXT_OWNER_LEN);
+	return buf;
 }
 
 int pks_parse_long(const char *arg, long min, long max, long *out)

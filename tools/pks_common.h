@@ -12,9 +12,47 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define PKS_NR_KEYS		16
-#define PKS_OWNER_LEN		64
-#define PKS_PKRS_DEFAULT	0x55555554u	/* key 0 RW, keys 1-15 AD */
+#include "pks_ctx.h"	/* PKS_NR_KEYS, PKS_OWNER_LEN, PKS_PKRS_DEFAULT */
+
+/* Both tools' --version; the build may set it from git describe. */
+#ifndef PKS_TOOLS_VERSION
+#define PKS_TOOLS_VERSION	"1.1"
+#endif
+
+/*
+ * Exit statuses, one table for both tools (EXIT STATUS in pksfault(8)
+ * and pkstop(8)).  Found beats lost: a run that found something says so
+ * even if it also lost events.
+ */
+enum pks_exit {
+	PKS_EXIT_CLEAN = 0,	/* nothing found, nothing lost (pkstop: ran to its end) */
+	PKS_EXIT_FOUND = 1,	/* pksfault: stray faults, leaked windows or unbalanced closes */
+	PKS_EXIT_ERROR = 2,	/* the tool's own error (options, privileges, BPF, output) */
+	PKS_EXIT_CMD = 3,	/* pksfault: clean, but CMD exited non-zero or was killed */
+	PKS_EXIT_TIMEOUT = 4,	/* pksfault: clean, but CMD ran past --timeout */
+	PKS_EXIT_LOST = 5,	/* nothing found, but events were lost: no verdict */
+};
+
+/*
+ * Flush @f and check it for a write error (a full disk, a closed pipe):
+ * prints "TOOL: writing NAME: REASON" on stderr and returns -1, else 0.
+ */
+int pks_check_output(FILE *f, const char *tool, const char *name);
+
+/*
+ * A copy of a BPF map's entries, read in batches (a few syscalls for the
+ * whole map, where a get_next_key walk takes two per entry and restarts
+ * when the entry under its cursor goes).  Buffers grow as needed and are
+ * kept for the next dump.
+ */
+struct pks_map_dump {
+	void *keys, *values;
+	size_t n, cap;
+};
+
+/* Dump map @fd (keys of @key_size, values of @value_size) into @d: 0 or -errno. */
+int pks_map_dump(int fd, size_t key_size, size_t value_size, struct pks_map_dump *d);
+void pks_map_dump_free(struct pks_map_dump *d);
 
 /* Values of the pks_fault tracepoint's mode and outcome arguments. */
 enum pks_fault_mode {
@@ -106,6 +144,12 @@ bool pks_cpuinfo_has_pks(const char *path);
  */
 int pks_check_environment(const char *tool);
 
+/*
+ * The /proc/self/ns/user link @link names the initial user namespace
+ * (the only one whose capabilities let a process load tracing BPF).
+ */
+bool pks_userns_is_init(const char *link);
+
 /* Effective capability @cap (CAP_*), via capget(2): no libcap to link. */
 bool pks_have_cap(int cap);
 
@@ -115,6 +159,21 @@ bool pks_have_cap(int cap);
  * no cgroup v2 directory, or -errno.
  */
 int pks_cgroup_id(const char *path, uint64_t *id);
+
+struct bpf_map;
+
+/*
+ * After load: put the cgroup v2 directory @path in a tool's pks_cgroup
+ * map (bpf/pks_bpf.h), for bpf_current_task_under_cgroup().  0 or -errno.
+ */
+int pks_cgroup_attach(struct bpf_map *map, const char *path);
+
+/*
+ * The cgroup v2 directory this process is in, from /proc/self/cgroup and
+ * the cgroup2 mount in /proc/self/mounts (@cgroup_file, @mounts_file:
+ * NULL for those; files for tests).  0 or -errno.
+ */
+int pks_own_cgroup(const char *cgroup_file, const char *mounts_file, char *buf, size_t len);
 
 /* The kernel BTF has the btf_trace_pks_fault typedef (i.e. the tracepoints). */
 int pks_kernel_has_tracepoints(void);
@@ -159,6 +218,10 @@ const char *pks_iso8601(int64_t ns, char *buf, size_t len);
  * the whole escaped name, like snprintf.
  */
 size_t pks_escape_comm(const char *in, size_t inlen, char *out, size_t outlen);
+
+/* A key owner (a kernel string, escaped all the same) for text: escaped like a comm. */
+#define PKS_TEXT_OWNER_LEN	(PKS_OWNER_LEN * 4 + 1)
+const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN]);
 
 /*
  * A whole decimal number in [min, max] (no sign games, no trailing junk).

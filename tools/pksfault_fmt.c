@@ -120,6 +120,16 @@ void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *s
 	fputc(']', f);
 }
 
+void pksfault_json_addrs(FILE *f, const __u64 *stack, int stack_sz)
+{
+	int i, n = nr_frames(stack_sz);
+
+	fputc('[', f);
+	for (i = 0; i < n && stack[i]; i++)
+		fprintf(f, "%s\"0x%" PRIx64 "\"", i ? "," : "", (uint64_t)stack[i]);
+	fputc(']', f);
+}
+
 /* "namespace0.0+0x4000000" for a fault's physical address, or "" if none. */
 static const char *device_of(const struct pksfault_env *env, const struct pksfault_event *e,
 			     char *buf, size_t len)
@@ -146,22 +156,27 @@ static void json_rights(FILE *f, uint32_t pkrs, uint16_t mask)
 	fputc('}', f);
 }
 
-static void json_task(FILE *f, const struct pksfault_env *env, uint64_t ts_ns, __u32 cpu,
+/* @cpu: PKSFAULT_CPU_UNKNOWN for a record no event gave a CPU: null. */
+static void json_task(FILE *f, const struct pksfault_env *env, uint64_t ts_ns, int64_t cpu,
 		      __u32 pid, __u32 tid, const char *comm)
 {
 	char when[32];
 
 	/* "time": wall clock, ISO 8601 UTC; "ts_ns": CLOCK_MONOTONIC, as the kernel's. */
 	pks_iso8601((int64_t)ts_ns + env->mono_to_real_ns, when, sizeof(when));
-	fprintf(f, "\"time\":\"%s\",\"ts_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u,"
-		"\"comm\":", when, ts_ns, cpu, pid, tid);
+	fprintf(f, "\"time\":\"%s\",\"ts_ns\":%" PRIu64 ",\"cpu\":", when, ts_ns);
+	if (cpu == PKSFAULT_CPU_UNKNOWN)
+		fputs("null", f);
+	else
+		fprintf(f, "%" PRId64, cpu);
+	fprintf(f, ",\"pid\":%u,\"tid\":%u,\"comm\":", pid, tid);
 	json_print_string(f, comm);
 }
 
 void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e)
 {
 	char when[32], dev[96], rights[128], ip[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
-	char owner[PKSFAULT_OWNER_LEN + 1], tcomm[TEXT_COMM_LEN];
+	char owner[PKSFAULT_OWNER_LEN + 1], tcomm[TEXT_COMM_LEN], town[PKS_TEXT_OWNER_LEN];
 	uint16_t mask = pksfault_keymask(env, e->key);
 
 	/* The BPF side NUL-terminates, but never trust a record's strings. */
@@ -195,6 +210,8 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 			"\"stack\":", e->depth, pks_fault_mode_name(e->mode),
 			pks_fault_outcome_name(e->outcome), pksfault_ctx_name(e->ctx));
 		pksfault_json_stack(f, env, e->stack, e->stack_sz, e->ip);
+		fputs(",\"stack_addrs\":", f);
+		pksfault_json_addrs(f, e->stack, e->stack_sz);
 		fputs("}\n", f);
 		return;
 	}
@@ -204,7 +221,8 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 		"pkrs=0x%08x [%s] depth=%u mode=%s outcome=%s%s%s\n",
 		pksfault_time(env, e->ts_ns, when, sizeof(when)), e->cpu, e->pid, e->tid, tcomm,
 		e->write ? "write" : "read", (uint64_t)e->address, dev[0] ? " dev=" : "", dev,
-		e->key, pksfault_owner(env, e->key, owner), e->pkrs, rights, e->depth,
+		e->key, pks_text_owner(pksfault_owner(env, e->key, owner), town), e->pkrs, rights,
+		e->depth,
 		pks_fault_mode_name(e->mode), pks_fault_outcome_name(e->outcome),
 		e->ctx ? " context=" : "", e->ctx ? pksfault_ctx_name(e->ctx) : "");
 	fprintf(f, "    ip: %s\n", ip);
@@ -229,7 +247,7 @@ static const char *stack_at(__u32 flags, bool json)
 static void print_window(FILE *f, const struct pksfault_env *env, const struct window_view *v)
 {
 	char when[32], opener[SYM_LEN], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1];
-	char tcomm[TEXT_COMM_LEN];
+	char tcomm[TEXT_COMM_LEN], town[PKS_TEXT_OWNER_LEN];
 	bool before = v->flags & PKSFAULT_WIN_SEEDED;
 	const char *owner = v->key >= 0 ? pksfault_owner(env, v->key, NULL) : "key unknown";
 
@@ -261,13 +279,16 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 			fputs("null", f);
 		fputs(",\"stack\":", f);
 		pksfault_json_stack(f, env, v->stack, v->stack_sz, 0);
+		fputs(",\"stack_addrs\":", f);
+		pksfault_json_addrs(f, v->stack, v->stack_sz);
 		fputs("}\n", f);
 		return;
 	}
 	pks_escape_comm(v->comm, PKSFAULT_TASK_COMM_LEN, tcomm, sizeof(tcomm));
 	fprintf(f, "%s %s pid=%u tid=%u comm=%s key=%d (%s) %s %.3f ms opened_by=%s%s%s\n",
 		pksfault_time(env, v->ts_ns, when, sizeof(when)), v->label, v->pid, v->tid, tcomm,
-		v->key, owner, v->still_open ? "held so far" : "held", v->held_ns / 1e6,
+		v->key, pks_text_owner(owner, town), v->still_open ? "held so far" : "held",
+		v->held_ns / 1e6,
 		before ? "before-attach" : opener, v->still_open ? "" : " closed_by=",
 		v->still_open ? "" : closer);
 	if (v->stack_sz > 0)
@@ -298,7 +319,9 @@ void pksfault_print_open(FILE *f, const struct pksfault_env *env, const struct p
 	struct window_view v = {
 		.type = leak ? "leak" : "open_window",
 		.label = leak ? "LEAK" : "OPEN",
-		.ts_ns = leak ? now_ns : w->start_ns, .pid = w->pid, .tid = w->tid,
+		/* Found open by a walk over the map: no event, no CPU. */
+		.ts_ns = leak ? now_ns : w->start_ns, .cpu = PKSFAULT_CPU_UNKNOWN,
+		.pid = w->pid, .tid = w->tid,
 		.comm = w->comm, .key = w->key, .flags = w->flags, .still_open = true,
 		.held_ns = now_ns > w->start_ns ? now_ns - w->start_ns : 0,
 		.open_caller = w->caller, .stack = w->stack, .stack_sz = w->stack_sz,
@@ -311,6 +334,7 @@ void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
 			       const struct pksfault_event *e)
 {
 	char when[32], closer[SYM_LEN], comm[PKSFAULT_TASK_COMM_LEN + 1], tcomm[TEXT_COMM_LEN];
+	char town[PKS_TEXT_OWNER_LEN];
 	const char *owner = pksfault_owner(env, e->key, NULL);
 
 	snprintf(comm, sizeof(comm), "%.*s", PKSFAULT_TASK_COMM_LEN, e->comm);
@@ -325,6 +349,8 @@ void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
 		json_print_string(f, closer);
 		fprintf(f, ",\"context\":\"%s\",\"stack\":", pksfault_ctx_name(e->ctx));
 		pksfault_json_stack(f, env, e->stack, e->stack_sz, 0);
+		fputs(",\"stack_addrs\":", f);
+		pksfault_json_addrs(f, e->stack, e->stack_sz);
 		fputs("}\n", f);
 		return;
 	}
@@ -332,6 +358,6 @@ void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
 	fprintf(f, "%s UNBALANCED cpu=%u pid=%u tid=%u comm=%s key=%d (%s) closed_by=%s "
 		"context=%s (closed a window that was not open)\n",
 		pksfault_time(env, e->ts_ns, when, sizeof(when)), e->cpu, e->pid, e->tid, tcomm,
-		e->key, owner, closer, pksfault_ctx_name(e->ctx));
+		e->key, pks_text_owner(owner, town), closer, pksfault_ctx_name(e->ctx));
 	pksfault_print_stack(f, env, e->stack, e->stack_sz, 0, "      ");
 }

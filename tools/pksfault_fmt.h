@@ -32,12 +32,15 @@ uint16_t pksfault_keymask(const struct pksfault_env *env, int key);
 const char *pksfault_ctx_name(int ctx);
 
 void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct pksfault_event *e);
+#define PKSFAULT_CPU_UNKNOWN	(-1)
+
 /* What a window record shows (the leak and open printers fill it). */
 struct window_view {
 	const char *type;	/* JSON "type": leak, leak_end, open_window */
 	const char *label;	/* text: LEAK, LEAK-END, OPEN */
 	uint64_t ts_ns;
-	__u32 cpu, pid, tid;
+	int64_t cpu;		/* PKSFAULT_CPU_UNKNOWN: null in JSON */
+	__u32 pid, tid;
 	const char *comm;	/* not NUL-terminated at PKSFAULT_TASK_COMM_LEN */
 	int key;		/* -1: found open at attach, not seen closing */
 	__u32 flags;		/* PKSFAULT_WIN_* */
@@ -74,5 +77,7 @@ void pksfault_print_stack(FILE *f, const struct pksfault_env *env, const __u64 *
 			  int stack_sz, __u64 ip, const char *indent);
 void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *stack,
 			 int stack_sz, __u64 ip);
+/* Every frame's raw address, hex strings: "stack_addrs" (--replay re-symbolises them). */
+void pksfault_json_addrs(FILE *f, const __u64 *stack, int stack_sz);
 
 #endif /* PKSFAULT_FMT_H */

@@ -9,7 +9,6 @@
 #include "pks_common.h"
 #include "pksfault_opts.h"
 
-const char *argp_program_version = "pksfault 1.0";
 const char *argp_program_bug_address = "the PKS project (README.md)";
 
 static const char doc[] =
@@ -33,7 +32,11 @@ static const char doc[] =
 "    pksfault --leak 100         # also windows held open over 100 ms\n"
 "    pksfault --hist -d 5        # histogram of window durations\n"
 "    pksfault --json -- fio job.fio   # CI gate: run fio, JSON Lines out\n"
+"    pksfault --json -o gate.jsonl -- make test  # JSON Lines to a file, make keeps stdout\n"
 "    pksfault --leak 50 -- make test  # exit 1 on faults or leaks\n"
+"    pksfault --cgroup -- make test   # only make's cgroup: not another job's\n"
+"    pksfault --leak 100 --junit pks.xml -- make test  # a JUnit report for CI\n"
+"    pksfault --replay run.jsonl --symbols System.map  # its summary again, offline\n"
 "\n"
 "OPTIONS:";
 
@@ -43,12 +46,21 @@ enum {
 	OPT_JSON,
 	OPT_TIMEOUT,
 	OPT_OPEN_STACKS,
+	OPT_CGROUP,
+	OPT_VERSION,
+	OPT_JUNIT,
+	OPT_FOLDED,
+	OPT_REPLAY,
+	OPT_SYMBOLS,
 };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
 	{ "tid", 't', "TID", 0, "Trace this thread only", 0 },
 	{ "key", 'k', "KEY", 0, "Trace this protection key only (0-15)", 0 },
+	{ "cgroup", OPT_CGROUP, NULL, 0,
+	  "With -- CMD: only CMD's cgroup (pksfault's own) and the cgroups below it", 0 },
+	{ NULL, 'c', "PATH", 0, "Only tasks in the cgroup v2 directory PATH and below it", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then summarize", 0 },
 	{ "leak", OPT_LEAK, "MS", 0,
 	  "Report device-access windows held open longer than MS ms", 0 },
@@ -60,7 +72,20 @@ static const struct argp_option options[] = {
 	  "Stop CMD (its whole process group) after SECONDS: exit 4 if otherwise clean", 0 },
 	{ "json", OPT_JSON, NULL, 0,
 	  "JSON Lines: one object per event and the summary (CMD's stdout goes to stderr)", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "Records and summary to FILE, not stdout (with --json, CMD keeps stdout)", 0 },
+	{ "junit", OPT_JUNIT, "FILE", 0,
+	  "Also write the verdict to FILE as a JUnit XML report: a test case per check, "
+	  "each finding's record and stack in its failure", 0 },
+	{ "folded", OPT_FOLDED, "FILE", 0,
+	  "Also write the fault stacks to FILE, folded for flame graphs (flamegraph.pl)", 0 },
+	{ "replay", OPT_REPLAY, "FILE", 0,
+	  "Re-summarise a run recorded with --json (no tracing; not with -- CMD or -d)", 0 },
+	{ "symbols", OPT_SYMBOLS, "FILE", 0,
+	  "With --replay: symbolise against FILE (System.map or a kallsyms copy), "
+	  "not this machine's /proc/kallsyms", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
+	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{},
 };
@@ -79,6 +104,18 @@ static int number(struct parse_state *ps, const char *what, const char *arg, lon
 	if (!pks_parse_long(arg, min, max, out))
 		return 0;
 	fprintf(ps->err, "pksfault: invalid %s '%s' (want %ld..%ld)\n", what, arg, min, max);
+	ps->said = true;
+	return -1;
+}
+
+/* A file or directory argument: not empty, or -1 after printing why. */
+static int path_arg(struct parse_state *ps, const char *opt, const char *arg, const char **out)
+{
+	if (*arg) {
+		*out = arg;
+		return 0;
+	}
+	fprintf(ps->err, "pksfault: %s needs a file or directory name\n", opt);
 	ps->said = true;
 	return -1;
 }
@@ -118,6 +155,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_HIST:
 		o->hist = true;
 		break;
+	case OPT_CGROUP:
+		o->cgroup_self = true;
+		break;
+	case 'c':
+		return path_arg(ps, "-c", arg, &o->cgroup) ? EINVAL : 0;
 	case OPT_OPEN_STACKS:
 		o->open_stacks = true;
 		break;
@@ -131,6 +173,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		o->verbose = true;
+		break;
+	case 'o':
+		return path_arg(ps, "-o", arg, &o->output) ? EINVAL : 0;
+	case OPT_JUNIT:
+		return path_arg(ps, "--junit", arg, &o->junit) ? EINVAL : 0;
+	case OPT_FOLDED:
+		return path_arg(ps, "--folded", arg, &o->folded) ? EINVAL : 0;
+	case OPT_REPLAY:
+		return path_arg(ps, "--replay", arg, &o->replay) ? EINVAL : 0;
+	case OPT_SYMBOLS:
+		return path_arg(ps, "--symbols", arg, &o->symbols) ? EINVAL : 0;
+	case OPT_VERSION:
+		printf("pksfault %s\n", PKS_TOOLS_VERSION);
+		o->version = true;
 		break;
 	case 'h':
 		/* argp_state_help() is silent under ARGP_NO_ERRS: call argp_help(). */
@@ -191,7 +247,7 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 	free(copy);
 	if (ret)
 		return -1;
-	if (opts->help)
+	if (opts->help || opts->version)
 		return 0;
 	if (opts->duration && opts->cmd) {
 		fprintf(err, "pksfault: -d and -- CMD exclude each other\n");
@@ -199,6 +255,22 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 	}
 	if (opts->open_stacks && opts->leak_ms < 0) {
 		fprintf(err, "pksfault: --open-stacks needs --leak MS\n");
+		return -1;
+	}
+	if (opts->replay && (opts->cmd || opts->duration || opts->cgroup || opts->cgroup_self)) {
+		fprintf(err, "pksfault: --replay reads a recorded run: not with -- CMD, -d or a cgroup\n");
+		return -1;
+	}
+	if (opts->symbols && !opts->replay) {
+		fprintf(err, "pksfault: --symbols is for --replay\n");
+		return -1;
+	}
+	if (opts->cgroup_self && !opts->cmd) {
+		fprintf(err, "pksfault: --cgroup gates a command (-- CMD); -c PATH names a cgroup\n");
+		return -1;
+	}
+	if (opts->cgroup_self && opts->cgroup) {
+		fprintf(err, "pksfault: --cgroup and -c PATH exclude each other\n");
 		return -1;
 	}
 	if (opts->timeout && !opts->cmd) {

@@ -6,14 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Exit statuses (documented in --help and pksfault.8). */
-enum {
-	PKSFAULT_EXIT_CLEAN = 0,	/* no faults, no leaks, nothing lost */
-	PKSFAULT_EXIT_FOUND = 1,	/* faults, leaks or lost events */
-	PKSFAULT_EXIT_ERROR = 2,	/* pksfault's own error, or CMD could not start */
-	PKSFAULT_EXIT_CMD = 3,		/* clean, but CMD exited non-zero or was killed */
-	PKSFAULT_EXIT_TIMEOUT = 4,	/* clean, but CMD ran past --timeout and was stopped */
-};
+#include "pks_common.h"	/* enum pks_exit: the exit statuses */
 
 struct pksfault_opts {
 	int pid;		/* -p: process (tgid), 0 = all */
@@ -22,11 +15,19 @@ struct pksfault_opts {
 	int duration;		/* -d: seconds, 0 = until CMD ends or a signal */
 	int timeout;		/* --timeout: seconds CMD may run, 0 = no limit */
 	long leak_ms;		/* --leak: threshold, -1 = windows not followed */
+	const char *cgroup;	/* -c: only tasks in this cgroup v2 directory or below */
+	bool cgroup_self;	/* --cgroup: ... in pksfault's own (CMD's) cgroup */
 	bool hist;		/* --hist */
 	bool open_stacks;	/* --open-stacks: unwind at each window open */
 	bool json;		/* --json */
 	bool verbose;		/* -v */
 	bool help;		/* --help was printed: exit 0 */
+	bool version;		/* --version was printed: exit 0 */
+	const char *output;	/* -o FILE: records and summary there, not on stdout */
+	const char *junit;	/* --junit FILE: the verdict as a JUnit XML report */
+	const char *folded;	/* --folded FILE: fault stacks, folded for flame graphs */
+	const char *replay;	/* --replay FILE: re-summarise a recorded --json run */
+	const char *symbols;	/* --symbols FILE: System.map or kallsyms copy for it */
 	char **cmd;		/* after "--": NULL-terminated, or NULL */
 };
 

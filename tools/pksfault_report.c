@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pksfault summary and verdict; see pksfault_report.h. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hist.h"
@@ -69,6 +70,70 @@ static uint64_t unbalanced(const struct pksfault_report *r)
 	return r->unbalanced > counted ? r->unbalanced : counted;
 }
 
+/* Windows found open at attach, less the seeds that were opens in flight. */
+static uint64_t open_at_attach(const struct pksfault_report *r)
+{
+	uint64_t seeded = r->stats.v[PKSFAULT_STAT_WIN_SEEDED];
+	uint64_t raced = r->stats.v[PKSFAULT_STAT_SEED_RACED];
+
+	return seeded > raced ? seeded - raced : 0;
+}
+
+FILE *report_finding_begin(struct pksfault_report *r, enum report_kind kind, char **buf,
+			   size_t *len)
+{
+	struct report_findings *fi = &r->findings[kind];
+	FILE *m;
+
+	if (!r->keep_findings)
+		return NULL;
+	if (fi->n == REPORT_MAX_FINDINGS) {
+		fi->dropped++;
+		return NULL;
+	}
+	*buf = NULL;
+	m = open_memstream(buf, len);
+	if (!m)
+		fi->dropped++;
+	return m;
+}
+
+void report_finding_end(struct pksfault_report *r, enum report_kind kind, FILE *m, char **buf)
+{
+	struct report_findings *fi = &r->findings[kind];
+
+	/* fclose() sets *buf: read it only after. */
+	if (fclose(m) || !*buf) {
+		free(*buf);
+		fi->dropped++;
+		return;
+	}
+	fi->text[fi->n++] = *buf;
+}
+
+void report_free_findings(struct pksfault_report *r)
+{
+	int k, i;
+
+	for (k = 0; k < REPORT_KINDS; k++) {
+		for (i = 0; i < r->findings[k].n; i++)
+			free(r->findings[k].text[i]);
+		r->findings[k].n = 0;
+	}
+}
+
+uint64_t report_faults(const struct pksfault_report *r)
+{
+	uint64_t counted = r->stats.v[PKSFAULT_STAT_FAULTS];
+
+	return r->faults > counted ? r->faults : counted;
+}
+
+uint64_t report_unbalanced(const struct pksfault_report *r)
+{
+	return unbalanced(r);
+}
+
 void report_add_open(struct pksfault_report *r, uint64_t held_ns)
 {
 	r->open_windows++;
@@ -87,24 +152,29 @@ int report_exit_code(const struct pksfault_report *r)
 {
 	/* Faults are counted in BPF too: a fault whose record was lost still counts. */
 	if (r->faults || r->stats.v[PKSFAULT_STAT_FAULTS] || r->leaks || r->open_leaks ||
-	    unbalanced(r) || report_lost(r))
-		return PKSFAULT_EXIT_FOUND;
+	    unbalanced(r))
+		return PKS_EXIT_FOUND;
+	/* Nothing found, but not everything seen: no verdict, never clean. */
+	if (report_lost(r))
+		return PKS_EXIT_LOST;
 	if (r->cmd_timed_out)
-		return PKSFAULT_EXIT_TIMEOUT;
+		return PKS_EXIT_TIMEOUT;
 	if (r->cmd_ran && (r->cmd_exit != 0 || r->cmd_signal))
-		return PKSFAULT_EXIT_CMD;
-	return PKSFAULT_EXIT_CLEAN;
+		return PKS_EXIT_CMD;
+	return PKS_EXIT_CLEAN;
 }
 
 static const char *verdict(const struct pksfault_report *r)
 {
 	switch (report_exit_code(r)) {
-	case PKSFAULT_EXIT_CLEAN:
+	case PKS_EXIT_CLEAN:
 		return "clean";
-	case PKSFAULT_EXIT_CMD:
+	case PKS_EXIT_CMD:
 		return "command failed";
-	case PKSFAULT_EXIT_TIMEOUT:
+	case PKS_EXIT_TIMEOUT:
 		return "command timed out";
+	case PKS_EXIT_LOST:
+		return "events lost";
 	}
 	return "found";
 }
@@ -175,14 +245,14 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 		",\"lost_events\":%" PRIu64 ",\"ringbuf_drops\":%" PRIu64
 		",\"untracked_windows\":%" PRIu64 ",\"recursion_misses\":%" PRIu64
 		",\"leaks_reported_open\":%" PRIu64 ",\"windows_open_at_attach\":%" PRIu64
-		",\"unbalanced_closes\":%" PRIu64,
+		",\"seeds_in_flight\":%" PRIu64 ",\"unbalanced_closes\":%" PRIu64,
 		r->leaks, r->open_leaks, r->open_windows,
 		(uint64_t)st->v[PKSFAULT_STAT_WIN_OPENED], (uint64_t)st->v[PKSFAULT_STAT_WIN_CLOSED],
 		(uint64_t)st->v[PKSFAULT_STAT_WIN_UNMATCHED],
 		(uint64_t)st->v[PKSFAULT_STAT_IRQ_EVENTS], report_lost(r),
 		(uint64_t)st->v[PKSFAULT_STAT_LOST], (uint64_t)st->v[PKSFAULT_STAT_WIN_UNTRACKED],
-		r->recursion_misses, r->leaks_reported_open,
-		(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED], unbalanced(r));
+		r->recursion_misses, r->leaks_reported_open, open_at_attach(r),
+		(uint64_t)st->v[PKSFAULT_STAT_SEED_RACED], unbalanced(r));
 	if (r->hist_enabled) {
 		fputs(",\"hist_usecs\":", f);
 		hist_json_log2(f, r->hist, PKSFAULT_HIST_SLOTS);
@@ -208,11 +278,34 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 	fprintf(f, ",\"verdict\":\"%s\",\"exit\":%d}\n", verdict(r), report_exit_code(r));
 }
 
+void report_print_folded(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r)
+{
+	char sym[160];
+	int i, j, first, n;
+
+	for (i = 0; i < r->nr_stacks; i++) {
+		const struct report_stack *s = &r->stacks[i];
+
+		n = frames(s->stack_sz);
+		if (n > PKSFAULT_MAX_STACK)
+			n = PKSFAULT_MAX_STACK;
+		while (n > 0 && !s->stack[n - 1])
+			n--;
+		first = pksfault_first_frame(env, s->stack, n, s->ip);
+		for (j = n - 1; j >= first; j--) {
+			ksyms_format(env->ks, s->stack[j], sym, sizeof(sym));
+			sym[strcspn(sym, "+ ;")] = '\0';	/* the function: folded lines merge on it */
+			fprintf(f, "%s%s", j == n - 1 ? "" : ";", sym);
+		}
+		fprintf(f, " %" PRIu64 "\n", s->count);
+	}
+}
+
 void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r)
 {
 	const struct pksfault_stats *st = &r->stats;
 	int idx[REPORT_MAX_STACKS], i, key;
-	char ip[160];
+	char ip[160], town[PKS_TEXT_OWNER_LEN];
 
 	order_stacks(r, idx);
 	if (env->json) {
@@ -227,8 +320,8 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 	fputs(")\n", f);
 	for (key = 0; key < PKS_NR_KEYS; key++)
 		if (r->faults_by_key[key])
-			fprintf(f, "  key %d (%s): %" PRIu64 "\n", key, key_owner(env, r, key),
-				r->faults_by_key[key]);
+			fprintf(f, "  key %d (%s): %" PRIu64 "\n", key,
+				pks_text_owner(key_owner(env, r, key), town), r->faults_by_key[key]);
 	for (i = 0; i < r->nr_stacks && i < SUMMARY_STACKS; i++) {
 		const struct report_stack *s = &r->stacks[idx[i]];
 
@@ -248,7 +341,7 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 			" closes without a traced open, %" PRIu64 " hardirq/NMI events ignored\n",
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_OPENED],
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_CLOSED], r->open_windows,
-			(uint64_t)st->v[PKSFAULT_STAT_WIN_SEEDED],
+			open_at_attach(r),
 			(uint64_t)st->v[PKSFAULT_STAT_WIN_UNMATCHED],
 			(uint64_t)st->v[PKSFAULT_STAT_IRQ_EVENTS]);
 	fprintf(f, "unbalanced closes (a window closed that was not open): %" PRIu64 "\n",
@@ -270,14 +363,18 @@ void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault
 			fprintf(f, "command exited %d\n", r->cmd_exit);
 	}
 	switch (report_exit_code(r)) {
-	case PKSFAULT_EXIT_CLEAN:
+	case PKS_EXIT_CLEAN:
 		fprintf(f, "result: clean\n");
 		break;
-	case PKSFAULT_EXIT_CMD:
+	case PKS_EXIT_CMD:
 		fprintf(f, "result: clean, but the command failed (exit 3)\n");
 		break;
-	case PKSFAULT_EXIT_TIMEOUT:
+	case PKS_EXIT_TIMEOUT:
 		fprintf(f, "result: clean, but the command ran past --timeout and was stopped (exit 4)\n");
+		break;
+	case PKS_EXIT_LOST:
+		fprintf(f, "result: LOST %" PRIu64 " events: nothing found in what was seen, "
+			"but no verdict (exit 5)\n", report_lost(r));
 		break;
 	default:
 		fprintf(f, "result: FOUND %" PRIu64 " faults, %" PRIu64 " leaks, %" PRIu64

@@ -18,6 +18,23 @@ struct report_stack {
 	uint64_t count;
 };
 
+/* What the gate checks, one JUnit test case each (--junit). */
+enum report_kind {
+	REPORT_FAULT,
+	REPORT_LEAK,
+	REPORT_UNBALANCED,
+	REPORT_KINDS,
+};
+
+/* Findings kept for the JUnit file, as their text records (stacks included). */
+#define REPORT_MAX_FINDINGS 50
+
+struct report_findings {
+	char *text[REPORT_MAX_FINDINGS];
+	int n;
+	uint64_t dropped;	/* past REPORT_MAX_FINDINGS */
+};
+
 struct pksfault_report {
 	uint64_t faults;
 	uint64_t faults_by_key[PKS_NR_KEYS];
@@ -44,6 +61,9 @@ struct pksfault_report {
 	int cmd_exit;			/* exit status, or -1 */
 	int cmd_signal;			/* killing signal, or 0 */
 	bool cmd_timed_out;		/* stopped by pksfault after --timeout */
+	/* --junit: each finding's text record */
+	bool keep_findings;
+	struct report_findings findings[REPORT_KINDS];
 };
 
 void report_add_fault(struct pksfault_report *r, const struct pksfault_event *e);
@@ -51,6 +71,19 @@ void report_add_leak(struct pksfault_report *r, const struct pksfault_event *e);
 void report_add_unbalanced(struct pksfault_report *r, const struct pksfault_event *e);
 /* A window still open at exit after @held_ns. */
 void report_add_open(struct pksfault_report *r, uint64_t held_ns);
+/*
+ * Keep a finding of @kind for the JUnit file: returns a stream to print
+ * its text record to (NULL when findings are not kept, or past the
+ * limit: then it is counted as dropped); report_finding_end() files it.
+ */
+FILE *report_finding_begin(struct pksfault_report *r, enum report_kind kind, char **buf,
+			   size_t *len);
+void report_finding_end(struct pksfault_report *r, enum report_kind kind, FILE *m, char **buf);
+void report_free_findings(struct pksfault_report *r);
+/* Faults, counting those whose record was lost. */
+uint64_t report_faults(const struct pksfault_report *r);
+/* Unbalanced closes, counting those whose record was lost. */
+uint64_t report_unbalanced(const struct pksfault_report *r);
 /* Events the run did not see: ring buffer full or untracked windows. */
 uint64_t report_lost(const struct pksfault_report *r);
 /*
@@ -58,6 +91,12 @@ uint64_t report_lost(const struct pksfault_report *r);
  * 4 clean but the command ran past --timeout.
  */
 int report_exit_code(const struct pksfault_report *r);
+/*
+ * The fault stacks as folded lines for flame graphs (flamegraph.pl,
+ * speedscope): outermost frame first, frames joined by ';' (function
+ * names, no offsets), a space and the count.
+ */
+void report_print_folded(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r);
 /* The summary: text block or one {"type":"summary"} JSON line. */
 void report_print(FILE *f, const struct pksfault_env *env, const struct pksfault_report *r);
 

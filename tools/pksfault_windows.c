@@ -57,28 +57,52 @@ static void holder_stack(struct pksfault_windows *w, __u64 key, struct pksfault_
 	}
 }
 
-/* Where a walk over the windows map is (see next_open_window()). */
-struct window_cursor {
-	__u64 key;
-	bool started;
-};
-
 /*
- * The next open window of the map into @win, its key in @c->key; false
- * at the end.  Records gone meanwhile, and closed ones (start_ns 0: a
- * thread's record stays between its windows), are skipped.
+ * The map's open windows, read in batches (closed ones, start_ns 0, are
+ * threads' records between their windows).  0 or -errno; on an error
+ * the snapshot is empty.
  */
-static bool next_open_window(int map_fd, struct window_cursor *c, struct pksfault_window *win)
+int windows_snapshot(struct pksfault_windows *w)
 {
-	__u64 next;
+	int err = pks_map_dump(w->map_fd, sizeof(__u64), sizeof(struct pksfault_window), &w->snap);
 
-	while (!bpf_map_get_next_key(map_fd, c->started ? &c->key : NULL, &next)) {
-		c->key = next;
-		c->started = true;
-		if (!bpf_map_lookup_elem(map_fd, &next, win) && win->start_ns)
-			return true;
+	w->nr_open = 0;
+	if (err) {
+		w->snap.n = 0;
+		return err;
 	}
-	return false;
+	return windows_collect_open(w);
+}
+
+int windows_collect_open(struct pksfault_windows *w)
+{
+	struct pksfault_window *all = w->snap.values;
+	__u64 *keys = w->snap.keys;
+	size_t i;
+
+	w->nr_open = 0;
+	for (i = 0; i < w->snap.n; i++) {
+		if (!all[i].start_ns)
+			continue;
+		/* Compact in place: the open ones first, in map order. */
+		keys[w->nr_open] = keys[i];
+		all[w->nr_open++] = all[i];
+	}
+	return 0;
+}
+
+/* A leak found open, kept as a finding for the JUnit file (its text record). */
+static void leak_finding(struct pksfault_windows *w, struct pksfault_report *r,
+			 const struct pksfault_window *win, uint64_t now_ns)
+{
+	char *buf;
+	size_t len;
+	FILE *m;
+
+	if (!w->text_env || !(m = report_finding_begin(r, REPORT_LEAK, &buf, &len)))
+		return;
+	pksfault_print_open(m, w->text_env, win, now_ns, true);
+	report_finding_end(r, REPORT_LEAK, m, &buf);
 }
 
 static int find_reported(const struct pksfault_windows *w, __u32 tid, __u64 start_ns)
@@ -107,13 +131,13 @@ bool windows_closed(struct pksfault_windows *w, __u32 tid, __u64 start_ns)
  */
 static void prune_reported(struct pksfault_windows *w)
 {
-	struct window_cursor c = {};
-	struct pksfault_window win;
+	struct pksfault_window *all = w->snap.values;
 	bool alive[WINDOWS_REPORTED_MAX] = { false };
+	size_t j;
 	int i, n = 0;
 
-	while (next_open_window(w->map_fd, &c, &win)) {
-		i = find_reported(w, win.tid, win.start_ns);
+	for (j = 0; j < w->nr_open; j++) {
+		i = find_reported(w, all[j].tid, all[j].start_ns);
 		if (i >= 0)
 			alive[i] = true;
 	}
@@ -123,42 +147,85 @@ static void prune_reported(struct pksfault_windows *w)
 	w->nr_reported = n;
 }
 
-void windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
-		   struct pksfault_report *r, FILE *f, uint64_t now_ns)
+uint64_t windows_sweep_period_ns(uint64_t leak_ns)
 {
-	struct window_cursor c = {};
-	struct pksfault_window win;
+	uint64_t period = leak_ns / 5;
 
-	if (!w->leak_ns)
-		return;
-	while (next_open_window(w->map_fd, &c, &win)) {
-		if (now_ns <= win.start_ns || now_ns - win.start_ns <= w->leak_ns ||
-		    find_reported(w, win.tid, win.start_ns) >= 0)
+	if (period < WINDOWS_SWEEP_MIN_NS)
+		return WINDOWS_SWEEP_MIN_NS;
+	return period > WINDOWS_SWEEP_MAX_NS ? WINDOWS_SWEEP_MAX_NS : period;
+}
+
+void windows_sweep_open(struct pksfault_windows *w, const struct pksfault_env *env,
+			struct pksfault_report *r, FILE *f, uint64_t now_ns)
+{
+	struct pksfault_window *all = w->snap.values;
+	__u64 *keys = w->snap.keys;
+	size_t j;
+
+	for (j = 0; j < w->nr_open; j++) {
+		struct pksfault_window *win = &all[j];
+
+		if (now_ns <= win->start_ns || now_ns - win->start_ns <= w->leak_ns ||
+		    find_reported(w, win->tid, win->start_ns) >= 0)
 			continue;
 		if (w->nr_reported == WINDOWS_REPORTED_MAX)
 			prune_reported(w);
 		if (w->nr_reported == WINDOWS_REPORTED_MAX)
 			continue;	/* reported on a later sweep rather than never */
-		w->reported[w->nr_reported].tid = win.tid;
-		w->reported[w->nr_reported].start_ns = win.start_ns;
+		w->reported[w->nr_reported].tid = win->tid;
+		w->reported[w->nr_reported].start_ns = win->start_ns;
 		w->nr_reported++;
 		r->leaks_reported_open++;
-		holder_stack(w, c.key, &win);
-		pksfault_print_open(f, env, &win, now_ns, true);
+		holder_stack(w, keys[j], win);
+		pksfault_print_open(f, env, win, now_ns, true);
+		leak_finding(w, r, win, now_ns);
 	}
 }
 
-void windows_list_open(struct pksfault_windows *w, const struct pksfault_env *env,
-		       struct pksfault_report *r, FILE *f, uint64_t now_ns, bool print)
+int windows_sweep(struct pksfault_windows *w, const struct pksfault_env *env,
+		  struct pksfault_report *r, FILE *f, uint64_t now_ns)
 {
-	struct window_cursor c = {};
-	struct pksfault_window win;
+	int err;
 
-	while (next_open_window(w->map_fd, &c, &win)) {
-		report_add_open(r, now_ns > win.start_ns ? now_ns - win.start_ns : 0);
+	if (!w->leak_ns || now_ns < w->next_sweep_ns)
+		return 0;
+	w->next_sweep_ns = now_ns + windows_sweep_period_ns(w->leak_ns);
+	err = windows_snapshot(w);
+	if (!err)
+		windows_sweep_open(w, env, r, f, now_ns);
+	return err;
+}
+
+void windows_list_snapshot(struct pksfault_windows *w, const struct pksfault_env *env,
+			   struct pksfault_report *r, FILE *f, uint64_t now_ns, bool print)
+{
+	struct pksfault_window *all = w->snap.values;
+	__u64 *keys = w->snap.keys;
+	size_t j;
+
+	for (j = 0; j < w->nr_open; j++) {
+		struct pksfault_window *win = &all[j];
+
+		uint64_t held = now_ns > win->start_ns ? now_ns - win->start_ns : 0;
+
+		report_add_open(r, held);
 		if (!print)
 			continue;
-		holder_stack(w, c.key, &win);
-		pksfault_print_open(f, env, &win, now_ns, false);
+		holder_stack(w, keys[j], win);
+		pksfault_print_open(f, env, win, now_ns, false);
+		/* A leak no sweep reported (it crossed the threshold since the last) */
+		if (w->leak_ns && held > w->leak_ns && find_reported(w, win->tid, win->start_ns) < 0)
+			leak_finding(w, r, win, now_ns);
 	}
+}
+
+int windows_list_open(struct pksfault_windows *w, const struct pksfault_env *env,
+		      struct pksfault_report *r, FILE *f, uint64_t now_ns, bool print)
+{
+	int err = windows_snapshot(w);
+
+	if (!err)
+		windows_list_snapshot(w, env, r, f, now_ns, print);
+	return err;
 }

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hist.h"
 #include "iomem.h"
@@ -21,6 +22,9 @@
 #include "pksfault_fmt.h"
 #include "pksfault_opts.h"
 #include "pksfault_report.h"
+#include "pksfault_windows.h"
+#include "pksfault_junit.h"
+#include "pksfault_replay.h"
 
 static int failed, total;
 static const char *datadir;
@@ -108,6 +112,12 @@ static void test_keys_cpuinfo(void)
 	ok(!pks_cpuinfo_has_pks(data("cpuinfo-nopks.sample")),
 	   "cpuinfo without pks (pkss, 'bugs: pks' do not count)");
 	ok(!pks_cpuinfo_has_pks(data("no-such-file")), "cpuinfo missing: no PKS");
+}
+
+static void test_userns(void)
+{
+	ok(pks_userns_is_init("user:[4026531837]") && !pks_userns_is_init("user:[4026532201]") &&
+	   !pks_userns_is_init(""), "user namespace: only the initial one can load tracing BPF");
 }
 
 static void test_parse_long(void)
@@ -265,6 +275,36 @@ static void test_options(void)
 	ok(r == -1 && strstr(err, "--timeout needs a command") && !strchr(err, '\n')[1],
 	   "options: --timeout without a command rejected, one line");
 	free(err);
+	r = parse("--version", &o, &err);
+	ok(!r && o.version && !*err, "options: --version is accepted (exit 0)");
+	free(err);
+	r = parse("--json -o gate.jsonl -- make test", &o, &err);
+	ok(!r && o.json && o.output && !strcmp(o.output, "gate.jsonl") && o.cmd,
+	   "options: -o FILE");
+	free(err);
+	r = parse("--cgroup -- make test", &o, &err);
+	ok(!r && o.cgroup_self && !o.cgroup, "options: --cgroup gates CMD's own cgroup");
+	free(err);
+	r = parse("-c /sys/fs/cgroup/ci -d 5", &o, &err);
+	ok(!r && !o.cgroup_self && o.cgroup && !strcmp(o.cgroup, "/sys/fs/cgroup/ci"),
+	   "options: -c PATH names a cgroup");
+	free(err);
+	r = parse("--cgroup -d 5", &o, &err);
+	ok(r == -1 && strstr(err, "--cgroup gates a command") && !strchr(err, '\n')[1],
+	   "options: --cgroup without a command rejected, one line");
+	free(err);
+}
+
+/* --cgroup: the cgroup v2 directory this process is in. */
+static void test_own_cgroup(void)
+{
+	char buf[256];
+
+	ok(!pks_own_cgroup(data("cgroup.sample"), data("mounts.sample"), buf, sizeof(buf)) &&
+	   !strcmp(buf, "/sys/fs/cgroup/ci/job-42"),
+	   "cgroup: own cgroup from /proc/self/cgroup under the cgroup2 mount");
+	ok(pks_own_cgroup(data("cgroup.sample"), data("cpuinfo-pks.sample"), buf, sizeof(buf)) ==
+	   -ENOENT, "cgroup: no cgroup2 mount is an error, not a guess");
 }
 
 static void test_kallsyms(void)
@@ -562,6 +602,19 @@ static void test_format(void)
 		  "      leak_thread+0x90\n") != NULL,
 	   "text unbalanced close: task, key, the closer and its stack");
 	free(buf);
+	/* A key owner is a kernel string: escaped on a terminal all the same. */
+	sample_fault(&e);
+	strcpy(e.owner, "ev\x1b[2Jil");
+	strcpy(env.owners[1], "ev\x1b[2Jil");
+	CAPTURE(buf, pksfault_print_fault(OUT, &env, &e));
+	ok(strstr(buf, " key=1 (ev\\x1b[2Jil) ") && !strchr(buf, '\x1b'),
+	   "text fault line: a key owner's control bytes are escaped");
+	free(buf);
+	CAPTURE(buf, pksfault_print_unbalanced(OUT, &env, &e));
+	ok(strstr(buf, " key=1 (ev\\x1b[2Jil) ") && !strchr(buf, '\x1b'),
+	   "text unbalanced close: a key owner's control bytes are escaped");
+	free(buf);
+	strcpy(env.owners[1], "Device Memory");
 	test_format_open(&env);
 	ksyms_free(env.ks);
 }
@@ -570,10 +623,11 @@ static void test_report(void)
 {
 	struct pksfault_report r;
 	struct pksfault_event e;
-	struct pksfault_env env;
+	struct pksfault_env env, env0;
 	char *buf = NULL;
 
 	memset(&r, 0, sizeof(r));
+	memset(&env0, 0, sizeof(env0));
 	ok(report_exit_code(&r) == 0, "verdict: nothing seen is clean (0)");
 	r.cmd_ran = true;
 	r.cmd_exit = 4;
@@ -589,13 +643,20 @@ static void test_report(void)
 	r.stats.v[PKSFAULT_STAT_FAULTS] = 0;
 	r.cmd_timed_out = false;
 	r.stats.v[PKSFAULT_STAT_LOST] = 1;
-	ok(report_exit_code(&r) == 1, "verdict: lost events are not clean (1)");
+	ok(report_exit_code(&r) == 5, "verdict: lost events are not clean, and not found (5)");
+	r.stats.v[PKSFAULT_STAT_FAULTS] = 1;
+	ok(report_exit_code(&r) == 1, "verdict: found beats lost (1)");
+	r.stats.v[PKSFAULT_STAT_FAULTS] = 0;
 	r.stats.v[PKSFAULT_STAT_LOST] = 0;
 	r.stats.v[PKSFAULT_STAT_WIN_UNTRACKED] = 2;
-	ok(report_exit_code(&r) == 1, "verdict: untracked windows are not clean (1)");
+	ok(report_exit_code(&r) == 5, "verdict: untracked windows are not clean (5)");
 	r.stats.v[PKSFAULT_STAT_WIN_UNTRACKED] = 0;
 	r.recursion_misses = 1;
-	ok(report_exit_code(&r) == 1, "verdict: BPF runs the kernel skipped are not clean (1)");
+	ok(report_exit_code(&r) == 5, "verdict: BPF runs the kernel skipped are not clean (5)");
+	CAPTURE(buf, report_print(OUT, &env0, &r));
+	ok(strstr(buf, "result: LOST 1 events: nothing found in what was seen, but no verdict (exit 5)\n") != NULL,
+	   "summary text: a lossy run without findings says LOST, exit 5");
+	free(buf);
 	r.recursion_misses = 0;
 	sample_unbalanced(&e);
 	report_add_unbalanced(&r, &e);
@@ -642,6 +703,115 @@ static void test_report(void)
 	   "summary text: relaxed faults that left the key open count as opened; unknown outcomes as none");
 	free(buf);
 	ksyms_free(env.ks);
+}
+
+/*
+ * The open-window bookkeeping on a made-up map dump: closed records are
+ * skipped, a leak is reported once while open, its close then is its end,
+ * the sweep period follows the threshold.
+ */
+static void test_windows(void)
+{
+	struct pksfault_windows w = { .holder_iter_fd = -1 };
+	struct pksfault_window *wins;
+	struct pksfault_report r;
+	struct pksfault_env env;
+	__u64 *keys;
+	char *buf = NULL;
+
+	sample_env(&env, false);
+	memset(&r, 0, sizeof(r));
+	w.leak_ns = 100000000;	/* 100 ms */
+	w.snap.cap = w.snap.n = 3;
+	keys = w.snap.keys = calloc(3, sizeof(*keys));
+	wins = w.snap.values = calloc(3, sizeof(*wins));
+	sample_window(&wins[0]);	/* open since 1 us */
+	sample_window(&wins[1]);
+	wins[1].start_ns = 0;		/* a thread's record between windows */
+	wins[1].tid = 10;
+	sample_window(&wins[2]);
+	wins[2].tid = 11;
+	wins[2].start_ns = 200000000;	/* open since 200 ms */
+	keys[0] = 9 << 2;
+	keys[1] = 10 << 2;
+	keys[2] = 11 << 2;
+	windows_collect_open(&w);
+	ok(w.nr_open == 2 && wins[1].tid == 11, "windows: closed records are not open windows");
+	CAPTURE(buf, windows_sweep_open(&w, &env, &r, OUT, 250001000ULL));
+	ok(buf && strstr(buf, " LEAK pid=9 tid=9 ") && !strstr(buf, "tid=11") &&
+	   r.leaks_reported_open == 1, "windows: a sweep reports the one past the threshold");
+	free(buf);
+	CAPTURE(buf, windows_sweep_open(&w, &env, &r, OUT, 400001000ULL));
+	ok(buf && strstr(buf, " LEAK pid=9 tid=11 ") && !strstr(buf, "tid=9 ") &&
+	   r.leaks_reported_open == 2, "windows: each leak is reported once, the next when it crosses");
+	free(buf);
+	ok(windows_closed(&w, 9, 1000) && !windows_closed(&w, 9, 1000) && w.nr_reported == 1,
+	   "windows: a reported leak's close is its end, once");
+	CAPTURE(buf, windows_list_snapshot(&w, &env, &r, OUT, 400001000ULL, true));
+	ok(r.open_windows == 2 && buf && strstr(buf, " OPEN pid=9 tid=11 "),
+	   "windows: at exit every open window is counted and listed");
+	free(buf);
+	ok(windows_sweep_period_ns(100000000) == 20000000 &&
+	   windows_sweep_period_ns(300000000) == 60000000 &&
+	   windows_sweep_period_ns(1) == WINDOWS_SWEEP_MIN_NS &&
+	   windows_sweep_period_ns(86400000000000ULL) == WINDOWS_SWEEP_MAX_NS,
+	   "windows: sweeps every fifth of the threshold, 20 ms to 1 s");
+	pks_map_dump_free(&w.snap);
+	ksyms_free(env.ks);
+}
+
+/* --folded: outermost frame first, functions only, the count last. */
+static void test_folded(void)
+{
+	struct pksfault_report r;
+	struct pksfault_event e;
+	struct pksfault_env env;
+	char *buf = NULL;
+
+	sample_env(&env, false);
+	memset(&r, 0, sizeof(r));
+	sample_fault(&e);
+	report_add_fault(&r, &e);
+	report_add_fault(&r, &e);
+	CAPTURE(buf, report_print_folded(OUT, &env, &r));
+	ok_str(buf, "run_inject;copy_to_kernel_nofault 2\n",
+	       "folded: a fault stack, outermost first, functions only, with its count");
+	free(buf);
+	ksyms_free(env.ks);
+}
+
+/* A write error (a full disk: /dev/full) is one line and -1, never silence. */
+static void test_check_output(void)
+{
+	FILE *full = fopen("/dev/full", "w"), *ok_f = tmpfile(), *err = tmpfile();
+	char line[256] = "";
+	int saved, rc_full, rc_ok, lines = 0;
+
+	if (!full || !ok_f || !err) {
+		ok(0, "output check: /dev/full and temporary files open");
+		return;
+	}
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(err), STDERR_FILENO);
+	fputs("{\"type\":\"summary\"}\n", full);
+	fputs("{\"type\":\"summary\"}\n", ok_f);
+	rc_full = pks_check_output(full, "pksfault", "stdout");
+	rc_ok = pks_check_output(ok_f, "pksfault", "stdout");
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(err);
+	while (fgets(line + (lines ? strlen(line) : 0), 128, err))
+		lines++;
+	ok(rc_full == -1 && rc_ok == 0 && lines == 1 &&
+	   !strcmp(line, "pksfault: writing stdout: No space left on device\n"),
+	   "output check: a full disk is one line and an error, a good file is not");
+	if (lines != 1)
+		printf("#   %d lines: %s", lines, line);
+	fclose(full);
+	fclose(ok_f);
+	fclose(err);
 }
 
 /* Sample JSON Lines: checked by python3 in tests/host/pksfault.sh. */
@@ -696,6 +866,63 @@ static void print_json_samples(void)
 	ksyms_free(env.ks);
 }
 
+/* A finding's text record, as pksfault.c keeps them for --junit. */
+static void keep(struct pksfault_report *r, enum report_kind kind, const struct pksfault_env *env,
+		 const struct pksfault_event *e)
+{
+	char *buf;
+	size_t len;
+	FILE *m = report_finding_begin(r, kind, &buf, &len);
+
+	if (!m)
+		return;
+	if (kind == REPORT_FAULT)
+		pksfault_print_fault(m, env, e);
+	else if (kind == REPORT_LEAK)
+		pksfault_print_leak(m, env, e, false);
+	else
+		pksfault_print_unbalanced(m, env, e);
+	report_finding_end(r, kind, m, &buf);
+}
+
+/*
+ * Sample JUnit reports, checked with junitparser by tests/host/pksfault.sh:
+ * "found" (a fault with an odd comm, a leak, an unbalanced close), then
+ * after a NUL line "clean" (no --leak: that case skipped).
+ */
+static void print_junit_samples(void)
+{
+	struct pksfault_report r;
+	struct pksfault_event e;
+	struct pksfault_env env;
+	char *cmd[] = { "make", "test", "A=<&>", NULL };
+
+	sample_env(&env, false);
+	memset(&r, 0, sizeof(r));
+	r.keep_findings = true;
+	r.leak_enabled = true;
+	r.leak_ms = 100;
+	r.elapsed_s = 2.5;
+	sample_fault(&e);
+	e.comm[0] = '\x01';
+	report_add_fault(&r, &e);
+	keep(&r, REPORT_FAULT, &env, &e);
+	sample_leak(&e);
+	report_add_leak(&r, &e);
+	keep(&r, REPORT_LEAK, &env, &e);
+	sample_unbalanced(&e);
+	report_add_unbalanced(&r, &e);
+	keep(&r, REPORT_UNBALANCED, &env, &e);
+	r.cmd = cmd;
+	r.cmd_ran = true;
+	junit_print(stdout, &r);
+	report_free_findings(&r);
+	fputc('\0', stdout);
+	memset(&r, 0, sizeof(r));
+	junit_print(stdout, &r);
+	ksyms_free(env.ks);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -704,6 +931,26 @@ int main(int argc, char **argv)
 	}
 	datadir = argv[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 3 && !strcmp(argv[2], "replay")) {	/* replay FILE: its JSON summary */
+		struct pksfault_report r;
+		struct pksfault_env env;
+		FILE *in = fopen(argv[3], "r");
+		int ret;
+
+		sample_env(&env, true);
+		ret = in ? replay_read(in, argv[3], &r, stderr) : -1;
+		if (!ret)
+			report_print(stdout, &env, &r);
+		replay_free(&r);
+		ksyms_free(env.ks);
+		return ret ? 2 : report_exit_code(&r);
+	}
+	if (argc > 2 && !strcmp(argv[2], "env"))	/* run under unshare -Ur by the script */
+		return pks_check_environment("pksfault") ? 2 : 0;
+	if (argc > 2 && !strcmp(argv[2], "junit")) {
+		print_junit_samples();
+		return 0;
+	}
 	if (argc > 2 && !strcmp(argv[2], "json")) {
 		print_json_samples();
 		return 0;
@@ -711,14 +958,19 @@ int main(int argc, char **argv)
 	test_pkrs();
 	test_keys_cpuinfo();
 	test_parse_long();
+	test_userns();
 	test_json_string();
 	test_escape_comm();
 	test_options();
+	test_own_cgroup();
 	test_kallsyms();
 	test_iomem();
 	test_hist();
 	test_format();
 	test_report();
+	test_windows();
+	test_folded();
+	test_check_output();
 	printf("# pksfault unit: %d tests, %d failed\n", total, failed);
 	return failed ? 1 : 0;
 }

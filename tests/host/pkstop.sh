@@ -11,10 +11,11 @@ bin=$OUT/pkstop_test
 ok() { echo "ok - pkstop: $*"; }
 not_ok() { echo "not ok - pkstop: $*"; }
 
+# The sources pkstop links but its main, as pkstop/Makefile lists them.
+read -r -a srcs < <(make -s --no-print-directory -C "$ROOT/pkstop" print-unit-srcs)
 if ! gcc -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
 	-I"$ROOT/pkstop" -I"$ROOT/tools" -I"$ROOT/bpf" -o "$bin" \
-	"$ROOT/tests/host/pkstop_test.c" "$ROOT/pkstop/opts.c" "$ROOT/pkstop/view.c" \
-	"$ROOT/pkstop/account.c" "$ROOT/pkstop/openmetrics.c" "$ROOT/pkstop/summary.c" "$ROOT/pkstop/rollup.c" "$ROOT/tools/pks_common.c" -lbpf -lm 2>"$OUT/build.log"; then
+	"$ROOT/tests/host/pkstop_test.c" "${srcs[@]/#/$ROOT/}" -lbpf -lm 2>"$OUT/build.log"; then
 	not_ok "unit test builds (log: $OUT/build.log)"
 	sed 's/^/#   /' "$OUT/build.log" | tail -n 20
 	exit 1
@@ -53,6 +54,19 @@ assert n == 2, n
 else
 	not_ok "JSON output parses with python3"
 	sed 's/^/#   /' "$OUT/json.log"
+	rc=1
+fi
+
+# --prometheus writes the Prometheus text format 0.0.4: its own parser
+# and linter (promtool, Debian's prometheus package) must take it whole.
+if ! command -v promtool >/dev/null; then
+	not_ok "metrics file passes promtool check metrics (promtool missing: apt-get install prometheus)"
+	rc=1
+elif "$bin" prom >"$OUT/pks.prom" && out=$(promtool check metrics <"$OUT/pks.prom" 2>&1); then
+	ok "metrics file passes promtool check metrics (Prometheus text format 0.0.4, lint clean)"
+else
+	not_ok "metrics file passes promtool check metrics"
+	printf '%s\n' "${out:-}" | sed 's/^/#   /'
 	rc=1
 fi
 
