@@ -131,9 +131,12 @@ inj_phys() { printf '%x' $((0x$(ns_phys) + (64 << 20))); }
 INJ_LEN=1000000	# hex: 16 MiB
 INJ_N=200
 
+hook_file() {	# VERB: the file that takes it: the series' checks or tests/hooks
+	case "$1" in inject | nest | kmap) echo "$HOOK" ;; *) echo "$HOOKS" ;; esac
+}
 hook() {	# COMMAND...: run a test-hook command, print its result
-	local file=$HOOKS
-	case "$1" in inject | nest | kmap) file=$HOOK ;; esac
+	local file
+	file=$(hook_file "$1")
 	echo "$*" >"$file" && cat "$file"
 }
 

@@ -181,8 +181,8 @@ s3_last() {
 		fail "S3 suspend and resume (rtcwake exit $rc, suspend_stats/success $before -> $after)"
 
 	builtin_hook() {	# COMMAND...: hook() without cat
-		local out file=$HOOKS
-		[ "$1" = inject ] && file=$HOOK
+		local out file
+		file=$(hook_file "$1")
 		echo "$*" >"$file" && read -r out <"$file" && echo "$out"
 	}
 	resumed_pkrs_default() {
