@@ -608,8 +608,6 @@ const char *pks_fault_outcome_name(int outcome)
 		return "allowed";
 	case PKS_FAULT_OOPS:
 		return "oops";
-	case PKS_FAULT_OPENED:
-		return "opened";
 	}
 	return "?";
 }

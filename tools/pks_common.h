@@ -64,8 +64,6 @@ enum pks_fault_outcome {
 	PKS_FAULT_FIXED_UP = 0,	/* exception-table fixup, access did not happen */
 	PKS_FAULT_ALLOWED = 1,	/* relaxed mode: reported, then the access proceeded */
 	PKS_FAULT_OOPS = 2,	/* the kernel dies */
-	PKS_FAULT_OPENED = 3,	/* relaxed mode, no single step possible: the key
-				 * stayed open for the rest of the faulting context */
 	PKS_FAULT_NR_OUTCOMES
 };
 
@@ -230,7 +228,7 @@ const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN]);
 int pks_parse_long(const char *arg, long min, long max, long *out);
 
 /* Names of the pks_fault mode ("strict", "relaxed") and outcome ("fixed_up",
- * "allowed", "oops", "opened"); "?" for values not listed above. */
+ * "allowed", "oops"); "?" for values not listed above. */
 const char *pks_fault_mode_name(int mode);
 const char *pks_fault_outcome_name(int outcome);
 
