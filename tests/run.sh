@@ -217,7 +217,7 @@ declare -A must_fail_want=(
 	[lockdep]='WARNING: possible circular locking dependency detected'
 	# CONFIG_PKS_DEBUG's oracles, for what TCG cannot fault.
 	[flush]='dev_access: .* flushes device memory at .* with no window open'
-	[leakuser]='returns to user space with window depth 1'
+	[leakuser]='pks: .* returns to user space with PKRS 0x[0-9a-f]* (CPU 0x[0-9a-f]*): closed'
 	[freedkey]='pks: .* freed key [0-9]* (pks test file) while pks-key-holder\[[0-9]*\] has it open'
 )
 must_fail_order=(unbalanced lockdep flush leakuser freedkey)

@@ -56,13 +56,14 @@ window_rate() {
 	echo "BENCH pksfault_windows_hz${hz}_dropped $lost"
 }
 
-# A burst of N relaxed-mode stray writes: all seen?
+# A burst of N relaxed-mode stray reads (the hook refuses stray writes
+# that would land): all seen?
 fault_burst() {
 	local n=$1 phys seen lost t0 t1
 	phys=$(printf '%x' $((0x$(ns_phys) + (64 << 20))))
 	echo relaxed >"$MODE_KNOB"
 	t0=$(date +%s.%N)
-	"$PKSFAULT" --json -- sh -c "echo inject $phys 1000000 $n 7 nowindow >$HOOK" \
+	"$PKSFAULT" --json -- sh -c "echo inject $phys 1000000 $n 7 read >$HOOK" \
 		>"$OUT/f.json" 2>"$OUT/f.err"
 	t1=$(date +%s.%N)
 	echo strict >"$MODE_KNOB"

@@ -320,7 +320,8 @@ relaxed() {
 	phys=$(inj_phys)
 	[ -w "$MODE_KNOB" ] || { fail "relaxed: $MODE_KNOB missing"; return; }
 	echo relaxed >"$MODE_KNOB"
-	pf relaxed --json -- sh -c "echo inject $phys $INJ_LEN $INJ_N 47 nowindow >$HOOK; cat $HOOK"
+	# Reads: the hook refuses stray writes where they would land.
+	pf relaxed --json -- sh -c "echo inject $phys $INJ_LEN $INJ_N 47 read >$HOOK; cat $HOOK"
 	echo strict >"$MODE_KNOB"
 	expect_rc relaxed 1 "relaxed: injecting command fails the gate"
 	if out=$(jcheck "$OUT/relaxed.out" "len(by('fault')) == $INJ_N" \

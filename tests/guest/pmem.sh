@@ -63,6 +63,13 @@ nesting() {	# LABEL
 	[[ "$out" == "kmap depth=0 blocked=Y unmapper_depth=0/0 window_depth=1 window_open=Y closed=Y" ]] &&
 		pass "$1: kmap() opens no window; a kunmap() in another thread closes none" ||
 		fail "$1: kmap()/kunmap() across threads ($out)"
+	# sg_miter maps with kmap() unless SG_MITER_ATOMIC, and its mapping
+	# is the iterating thread's alone: it opens a window of its own.
+	out=$(hook sgmiter "$(inj_phys)")
+	echo "# $1: $out"
+	[ "$out" = "sgmiter read=Y depth=1 closed=Y" ] &&
+		pass "$1: sg_miter (kmap() mapping) opens a window from next to stop" ||
+		fail "$1: sg_miter ($out)"
 	# Unbalanced closes WARN: tested by the must-fail suite
 	# verdict-unbalanced (tests/guest/provoke.sh), under pksfault.
 	out=$(hook hold 50)

@@ -72,4 +72,9 @@ leakuser) cmd=leakuser want="leakuser depth=1" ;;
 *) echo "provoke.sh: unknown $1" >&2; exit 2 ;;
 esac
 check "hook '$cmd' ran" test "$(hook $cmd)" = "$want"
+if [ "$1" = leakuser ]; then
+	# Closed on the hook's own return to user space, in every build.
+	check "the window left open was counted" test "$(cat $DBG/pks_leaks_closed)" = 1
+	check "and closed: every CPU's PKRS is the default" pkrs_all_default
+fi
 finish

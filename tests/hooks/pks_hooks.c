@@ -89,27 +89,35 @@
  *
  *   relaxed PHYS
  *	in relaxed mode only (-EPERM otherwise), stray reads of the page at
- *	PHYS where single-stepping the one access is unsafe or useless:
- *	one load in an NMI handler, one in a #DB handler (a hardware
- *	breakpoint's, on its IST stack), and a REP MOVSB of the page in an
- *	hrtimer interrupt and in this thread, and one load in this thread
- *	with the trap flag set by a stand-in debugger (a die notifier that
- *	owns its single-step traps, as kgdb does).  Each must return the
- *	page's data and find the key still open right after it; the key
- *	must be closed again when the NMI, #DB or interrupt returns, and in
- *	the thread after its next window, with the thread's own PKRS never
- *	changed; the debugger must keep its trap flag and its traps.  A last
- *	REP MOVSB in the thread is left open for the return to user space to
- *	close (the caller checks that it did).
- *	-> "relaxed nmi=PASS db=PASS rep=PASS rep_irq=PASS tf=PASS
- *	    rep_exit=PASS", or FAIL:<failed checks>
+ *	PHYS in each context that single-stepping treats specially: one
+ *	load in an NMI handler and one in a #DB handler (a hardware
+ *	breakpoint's, on its IST stack), both NMI-like and so refused (read
+ *	nofault, they must fail); a REP MOVSB of the page in an hrtimer
+ *	interrupt and in this thread (stepped: one trap per iteration); one
+ *	load in this thread with the trap flag set by a stand-in debugger (a
+ *	die notifier that owns its single-step traps, as kgdb does).  Each
+ *	must return the page's data or be refused, find the key closed
+ *	right after it, and leave the default PKRS; the debugger must keep
+ *	its trap flag and its traps.
+ *	-> "relaxed nmi=PASS db=PASS rep=PASS rep_irq=PASS tf=PASS", or
+ *	   NAME=FAIL:<failed checks>
  *
  *   repwrite PHYS LEN
  *	a stray write of LEN bytes (at most a page) at PHYS with REP STOSB
- *	and no window, as memset() of a stray pointer does, fixed up if it
- *	faults.  It lands in relaxed mode; block-writes and strict must
- *	keep every byte off the namespace.
- *	-> "repwrite len=LEN faulted=Y|N"
+ *	and no window, as memset() of a stray pointer does, then one 8-byte
+ *	store 8 KiB past the page of PHYS, each fixed up if it faults, and
+ *	whether the key was open right after each.  Both land in relaxed
+ *	mode, each its own stray access, the key closed after each;
+ *	block-writes and strict keep every byte off the namespace.
+ *	-> "repwrite len=LEN faulted=Y|N open_after=Y|N store_faulted=Y|N
+ *	    open_after_store=Y|N"
+ *
+ *   sgmiter PHYS
+ *	an sg_mapping_iter over the 8 bytes at PHYS without SG_MITER_ATOMIC,
+ *	which maps with kmap(): the iterator opens a window from
+ *	sg_miter_next() to sg_miter_stop(), so the read through it succeeds
+ *	(read nofault) at depth 1, and the key is closed after the stop.
+ *	-> "sgmiter read=Y depth=1 closed=Y"
  *
  *   keyfree KEY
  *	pks_key_free(KEY) from this module: refused for a key this module
@@ -138,6 +146,7 @@
 #include <linux/mutex.h>
 #include <linux/pkeys.h>
 #include <linux/pks.h>
+#include <linux/scatterlist.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -262,6 +271,8 @@ static int run_bench(const char *name, void (*fn)(struct page *),
 }
 
 #define KMAPBENCH_BLOCK 10000
+/* Where "repwrite" stores once more, past the page it REP-writes */
+#define REPWRITE_NEXT	(2 * PAGE_SIZE)
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -570,7 +581,7 @@ static int run_irq(phys_addr_t phys)
 	return 0;
 }
 
-/* ---- relaxed mode where one access cannot be single-stepped ---- */
+/* ---- relaxed mode: each stray access stepped, or refused ---- */
 
 /* Whether @pkrs lets the device-memory key be accessed at all */
 static bool pkrs_key_open(u32 pkrs)
@@ -592,8 +603,9 @@ struct stray_read {
 	const u8	*expect;	/* its contents, read inside a window */
 	u8		*buf;		/* PAGE_SIZE bytes */
 	bool		rep;		/* a REP MOVSB of the page, or one load */
+	bool		refuse;		/* must be refused: read it nofault */
 	bool		ran;
-	bool		data_ok;	/* the read returned the page's data */
+	bool		data_ok;	/* got the page's data, or was refused */
 	bool		open_after;	/* the key was still open right after */
 };
 
@@ -601,7 +613,10 @@ static void stray_read_run(void *arg)
 {
 	struct stray_read *r = arg;
 
-	if (r->rep) {
+	if (r->refuse) {
+		r->data_ok = copy_from_kernel_nofault(r->buf, r->src,
+						      sizeof(u64)) == -EFAULT;
+	} else if (r->rep) {
 		rep_movsb(r->buf, r->src, PAGE_SIZE);
 		r->data_ok = !memcmp(r->buf, r->expect, PAGE_SIZE);
 	} else {
@@ -617,12 +632,13 @@ static void stray_read_run(void *arg)
 static int stray_read_report(char *buf, size_t len, const char *name,
 			     const struct stray_read *r, bool restored)
 {
-	if (r->ran && r->data_ok && r->open_after && restored)
+	if (r->ran && r->data_ok && !r->open_after && restored)
 		return scnprintf(buf, len, " %s=PASS", name);
 	return scnprintf(buf, len, " %s=FAIL:%s%s%s%s", name,
 			 r->ran ? "" : "not_run,",
-			 r->data_ok ? "" : "wrong_data,",
-			 r->open_after ? "" : "stepped,",
+			 r->data_ok ? "" : r->refuse ? "not_refused," :
+						       "wrong_data,",
+			 r->open_after ? "left_open," : "",
 			 restored ? "" : "not_restored");
 }
 
@@ -691,9 +707,9 @@ static struct notifier_block stepper_nb = {
 
 /*
  * One stray load with the trap flag already set, as under a debugger
- * stepping this code.  Relaxed mode must leave the step to its owner:
- * the key is left open for this context instead, and the trap flag is
- * still set after the load.  Returns whether it was.
+ * stepping this code.  The step stays the debugger's: the key is closed
+ * at its #DB, which it still gets, and the trap flag is still set after
+ * the load.  Returns whether it was.
  */
 static noinline bool stepped_read(struct stray_read *r)
 {
@@ -708,10 +724,9 @@ static noinline bool stepped_read(struct stray_read *r)
 	return flags & X86_EFLAGS_TF;
 }
 
-/* The stepped load, then the thread's next window closes the key. */
 static bool run_stepped_read(struct stray_read *r)
 {
-	bool tf_kept, closed;
+	bool tf_kept;
 
 	if (register_die_notifier(&stepper_nb))
 		return false;
@@ -720,21 +735,16 @@ static bool run_stepped_read(struct stray_read *r)
 	WRITE_ONCE(stepper_task, current);
 	tf_kept = stepped_read(r);
 	WRITE_ONCE(stepper_task, NULL);
-	dev_access_enable();
-	dev_access_disable();
-	closed = handler_state_default();
 	preempt_enable();
 	unregister_die_notifier(&stepper_nb);
-	return tf_kept && stepper_traps && closed;
+	return tf_kept && stepper_traps && handler_state_default();
 }
 
 static int run_relaxed(phys_addr_t phys)
 {
-	struct stray_read nmi = {}, db = {}, rep = {}, rep_irq = {}, rep_exit = {},
-			  tf = {};
+	struct stray_read nmi = {}, db = {}, rep = {}, rep_irq = {}, tf = {};
 	struct irq_call call;
-	bool nmi_ok = false, db_ok = false, rep_ok, rep_irq_ok, closed_by_window,
-	     tf_ok;
+	bool nmi_ok = false, db_ok = false, rep_ok, rep_irq_ok, tf_ok;
 	u8 *expect, *bufs;
 	size_t n;
 	int rc = -ENOMEM;
@@ -747,19 +757,17 @@ static int run_relaxed(phys_addr_t phys)
 		return -EPERM;
 
 	expect = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	bufs = kcalloc(4, PAGE_SIZE, GFP_KERNEL);
+	bufs = kcalloc(3, PAGE_SIZE, GFP_KERNEL);
 	if (!expect || !bufs)
 		goto out;
 	dev_access_enable();
 	memcpy(expect, __va(phys), PAGE_SIZE);
 	dev_access_disable();
-	nmi = (struct stray_read){ __va(phys), expect, bufs, false };
-	db = (struct stray_read){ __va(phys), expect, bufs, false };
+	nmi = (struct stray_read){ __va(phys), expect, bufs, .refuse = true };
+	db = (struct stray_read){ __va(phys), expect, bufs, .refuse = true };
 	rep = (struct stray_read){ __va(phys), expect, bufs + PAGE_SIZE, true };
 	rep_irq = (struct stray_read){ __va(phys), expect,
 				       bufs + 2 * PAGE_SIZE, true };
-	rep_exit = (struct stray_read){ __va(phys), expect,
-					bufs + 3 * PAGE_SIZE, true };
 	tf = (struct stray_read){ __va(phys), expect, bufs, false };
 
 	if (!register_nmi_handler(NMI_LOCAL, call_nmi_handler, 0,
@@ -785,21 +793,10 @@ static int run_relaxed(phys_addr_t phys)
 	call = (struct irq_call){ stray_read_run, &rep_irq, &rep_irq.ran };
 	call_by_hrtimer(&call);
 	rep_irq_ok = handler_state_default();
-
-	/*
-	 * In this thread the key stays open past the copy, in the MSR only:
-	 * the thread's own PKRS is untouched, and its next window change
-	 * (or context switch, or return to user space) closes the key.
-	 */
-	stray_read_run(&rep);
-	rep_ok = current->thread.saved_pkrs == PKRS_INIT_VALUE &&
-		 current->dev_page_access_ref == 0;
-	dev_access_enable();
-	dev_access_disable();
-	closed_by_window = handler_state_default();
-	/* The last is left open: the return to user space must close it. */
-	stray_read_run(&rep_exit);
 	preempt_enable();
+
+	stray_read_run(&rep);
+	rep_ok = handler_state_default();
 
 	n = scnprintf(result, sizeof(result), "relaxed");
 	n += stray_read_report(result + n, sizeof(result) - n, "nmi", &nmi,
@@ -807,13 +804,11 @@ static int run_relaxed(phys_addr_t phys)
 	n += stray_read_report(result + n, sizeof(result) - n, "db", &db,
 			       db_ok);
 	n += stray_read_report(result + n, sizeof(result) - n, "rep", &rep,
-			       rep_ok && closed_by_window);
+			       rep_ok);
 	n += stray_read_report(result + n, sizeof(result) - n, "rep_irq",
 			       &rep_irq, rep_irq_ok);
 	n += stray_read_report(result + n, sizeof(result) - n, "tf", &tf,
 			       tf_ok);
-	n += stray_read_report(result + n, sizeof(result) - n, "rep_exit",
-			       &rep_exit, true);
 	scnprintf(result + n, sizeof(result) - n, "\n");
 	rc = 0;
 out:
@@ -1196,15 +1191,50 @@ static bool rep_stosb_nofault(void *dst, int c, size_t len)
 	return !faulted;
 }
 
+/*
+ * memset() through a stray pointer, then one more stray store further on,
+ * as a bug that wrote past the end would: each is a stray access of its
+ * own, and the key must be closed again right after each.
+ */
 static int run_repwrite(phys_addr_t phys, unsigned int len)
 {
-	bool ok;
+	phys_addr_t next = (phys & PAGE_MASK) + REPWRITE_NEXT;
+	bool ok, open_after, stored, open_after_store;
 
-	if (!len || len > PAGE_SIZE - offset_in_page(phys))
+	if (!len || len > PAGE_SIZE - offset_in_page(phys) ||
+	    !range_is_protected(next, sizeof(u64)))
 		return -EINVAL;
 	ok = rep_stosb_nofault(__va(phys), 0x5a, len);
-	scnprintf(result, sizeof(result), "repwrite len=%u faulted=%c\n", len,
-		  ok ? 'N' : 'Y');
+	open_after = pkrs_key_open(pkrs_now());
+	stored = store_nofault(__va(next), 0x5a5a5a5a5a5a5a5aULL);
+	open_after_store = pkrs_key_open(pkrs_now());
+	scnprintf(result, sizeof(result),
+		  "repwrite len=%u faulted=%c open_after=%c store_faulted=%c open_after_store=%c\n",
+		  len, ok ? 'N' : 'Y', open_after ? 'Y' : 'N',
+		  stored ? 'N' : 'Y', open_after_store ? 'Y' : 'N');
+	return 0;
+}
+
+static int run_sgmiter(phys_addr_t phys)
+{
+	struct sg_mapping_iter miter;
+	struct scatterlist sg;
+	unsigned int depth = 0;
+	bool read = false;
+	u64 val;
+
+	sg_init_table(&sg, 1);
+	sg_set_page(&sg, pfn_to_page(PHYS_PFN(phys)), sizeof(val),
+		    offset_in_page(phys));
+	sg_miter_start(&miter, &sg, 1, SG_MITER_FROM_SG);
+	if (sg_miter_next(&miter)) {
+		read = !copy_from_kernel_nofault(&val, miter.addr, sizeof(val));
+		depth = current->dev_page_access_ref;
+	}
+	sg_miter_stop(&miter);
+	scnprintf(result, sizeof(result), "sgmiter read=%c depth=%u closed=%c\n",
+		  read ? 'Y' : 'N', depth,
+		  handler_state_default() ? 'Y' : 'N');
 	return 0;
 }
 
@@ -1258,6 +1288,8 @@ static int run_phys_command(const char *verb, const char *buf)
 		rc = run_softirq(phys);
 	else if (!strcmp(verb, "repwrite"))
 		rc = run_repwrite(phys, len);
+	else if (!strcmp(verb, "sgmiter"))
+		rc = run_sgmiter(phys);
 	else
 		rc = run_relaxed(phys);
 	put_dev_pagemap(pgmap);
@@ -1274,7 +1306,8 @@ static int run_command(const char *buf)
 		return -EINVAL;
 	if (!strcmp(verb, "irq") || !strcmp(verb, "stress") ||
 	    !strcmp(verb, "flush") || !strcmp(verb, "softirq") ||
-	    !strcmp(verb, "relaxed") || !strcmp(verb, "repwrite"))
+	    !strcmp(verb, "relaxed") || !strcmp(verb, "repwrite") ||
+	    !strcmp(verb, "sgmiter"))
 		return run_phys_command(verb, buf);
 	if (!strcmp(verb, "keyfree")) {
 		int pkey;
