@@ -68,6 +68,10 @@ build_bench_kernel "$run_dir/kernel-build.log"
 kbuild_s=$(since "$t0")
 check_nodebug
 [ -r "$PKS_KERNEL" ] || die "no bench kernel at $PKS_KERNEL"
+# The test hooks, built for this kernel (tests/hooks/build.sh says why).
+"$ROOT/tests/hooks/build.sh" >>"$run_dir/kernel-build.log" 2>&1 ||
+	die "test hooks for the bench kernel did not build (log: $run_dir/kernel-build.log)"
+export PKS_GUEST_HOOKS_KO=$BUILD/hooks-$(basename "$bench_kobj")/pks_hooks.ko
 
 # One-file rebuild of the bench kernel: the file every PKS change touches.
 echo "bench: $runs one-file rebuilds" >&2

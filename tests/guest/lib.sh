@@ -121,7 +121,7 @@ ns_start() {	# NAMESPACE: its physical start (hex) from /proc/iomem
 HOOK=$DBG/pks_dev_access
 HOOKS=/sys/kernel/debug/pks_hooks
 if [ -e "$HOOK" ] && [ ! -e "$HOOKS" ]; then
-	insmod "$(dirname "$GUEST_BIN")/hooks/pks_hooks.ko" ||
+	insmod "${PKS_GUEST_HOOKS_KO:-$(dirname "$GUEST_BIN")/hooks/pks_hooks.ko}" ||
 		echo "# pks_hooks.ko did not load: the hooks' commands will fail"
 fi
 
