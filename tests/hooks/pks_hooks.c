@@ -20,8 +20,10 @@
  *
  *   windowbench N
  *	time N dev_access_enable()/dev_access_disable() pairs: two PKRS
- *	writes each while a protected pgmap exists.
- *	-> "windowbench pairs=N ns_per_pair=X.YY static_branch=0|1"
+ *	writes each while a protected pgmap exists; then N calls of
+ *	nothing through the same loop, whose time per call every pair's
+ *	includes (the pair alone is X - L).
+ *	-> "windowbench pairs=N ns_per_pair=X.YY ns_loop=L.LL static_branch=0|1"
  *
  *   kmapbench N
  *	time N kmap_local_page()/kunmap_local() pairs on a DRAM page against
@@ -227,6 +229,12 @@ static void window_pair(struct page *page)
 	dev_access_disable();
 }
 
+/* The timing loop and its call alone: what each pair's figure includes. */
+static void no_pair(struct page *page)
+{
+	barrier_data(page);
+}
+
 /* Nanoseconds for @n calls of @fn on @page, preemption disabled. */
 static noinline u64 time_calls(void (*fn)(struct page *), struct page *page,
 			       unsigned int n)
@@ -251,21 +259,26 @@ static u64 centi_ns_per_call(u64 ns, unsigned int n)
 	return div_u64(ns * 100, n);
 }
 
-/* Time @n calls of @fn on a DRAM page; result line "NAME pairs=N ns_per_pair=X". */
+/*
+ * Time @n calls of @fn on a DRAM page, then @n calls of nothing through
+ * the same loop; result line "NAME pairs=N ns_per_pair=X ns_loop=L":
+ * the pair itself is X - L.
+ */
 static int run_bench(const char *name, void (*fn)(struct page *),
 		     unsigned int n)
 {
 	struct page *page = alloc_page(GFP_KERNEL);
-	u64 cns;
+	u64 cns, cns_loop;
 
 	if (!page)
 		return -ENOMEM;
 	cns = centi_ns_per_call(time_calls(fn, page, n), n);
+	cns_loop = centi_ns_per_call(time_calls(no_pair, page, n), n);
 	__free_page(page);
 
 	scnprintf(result, sizeof(result),
-		  "%s pairs=%u ns_per_pair=%llu.%02llu static_branch=%d\n",
-		  name, n, cns / 100, cns % 100,
+		  "%s pairs=%u ns_per_pair=%llu.%02llu ns_loop=%llu.%02llu static_branch=%d\n",
+		  name, n, cns / 100, cns % 100, cns_loop / 100, cns_loop % 100,
 		  static_branch_unlikely(&dev_protection_static_key) ? 1 : 0);
 	return 0;
 }
