@@ -37,14 +37,6 @@ static __always_inline bool watched(__u32 tid)
 	return pks_current_in_cgroup();
 }
 
-/*
- * The window events report the windows' PKRS writes (pkrs_written), and
- * pks_update_protection only the key owners' own updates.  False on
- * earlier kernels of the series, whose windows emitted both: their writes
- * are then counted from pks_update_protection alone.
- */
-const volatile bool window_writes = true;
-
 /* Bumped by user space once per interval; selects the counter slot. */
 volatile __u64 gen;
 /* Orders key alloc/free events. */
@@ -182,7 +174,7 @@ int BPF_PROG(pkstop_enable, int key, unsigned int depth, bool pkrs_written,
 			tot->opens_by[i][key_index(key)]++;
 	}
 	t = this_row(tot, where);
-	if (window_writes && pkrs_written)
+	if (pkrs_written)
 		count_pkrs_write(tot, t, i, key);
 	if (!t)
 		return 0;
@@ -225,7 +217,7 @@ int BPF_PROG(pkstop_disable, int key, unsigned int depth, bool pkrs_written,
 	if (where == PKS_CTX_HARDIRQ)
 		return 0;
 	t = this_row(tot, where);
-	if (window_writes && pkrs_written)
+	if (pkrs_written)
 		count_pkrs_write(tot, t, i, key);
 	if (!t)
 		return 0;

@@ -559,8 +559,6 @@ static int start(struct pkstop *p, const struct pkstop_opts *o)
 	}
 	p->skel->rodata->target_tgid = o->pid;
 	p->skel->rodata->pks_cgroup_id = cgid;
-	/* Count each PKRS write once, from whichever event reports it. */
-	p->skel->rodata->window_writes = pks_windows_report_pkrs_writes() == 1;
 	if (!p->keys_path && pks_keys_iter_prepare(p->skel->progs.pkstop_keys))
 		p->keys_iter = p->skel->progs.pkstop_keys;
 	else

@@ -292,11 +292,6 @@ int pks_kernel_has_event(const char *event)
 	return kernel_btf_has(name, BTF_KIND_TYPEDEF);
 }
 
-int pks_windows_report_pkrs_writes(void)
-{
-	return kernel_btf_has("__pks_update_protection", BTF_KIND_FUNC);
-}
-
 bool pks_keys_iter_prepare(struct bpf_program *iter)
 {
 	bool have = kernel_btf_has("bpf_pks_key_owner", BTF_KIND_FUNC) == 1;

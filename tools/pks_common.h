@@ -178,14 +178,6 @@ int pks_kernel_has_tracepoints(void);
 /* ... and btf_trace_@event: 1 yes, 0 no, -errno when BTF is unreadable. */
 int pks_kernel_has_event(const char *event);
 /*
- * A window's PKRS write is reported in its dev_access_enable/disable
- * event only (the kernel has __pks_update_protection()): 1 yes; 0 no, an
- * earlier kernel of the series also emits pks_update_protection for it;
- * -errno when BTF is unreadable.
- */
-int pks_windows_report_pkrs_writes(void);
-
-/*
  * @s as a quoted JSON string: '"' and '\\' escaped, control characters
  * (C0, DEL, and C1 even when validly encoded) as \u00XX.  Valid UTF-8 is
  * copied as is, so names stay readable; a byte that is not part of valid
