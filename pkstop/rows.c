@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pkstop's direct-mapped rows; see rows.h and PKSTOP_DIRECT_ROWS. */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -46,21 +45,12 @@ void pkstop_rows_unmap(struct pkstop_thread *rows)
 
 int pkstop_rows_append(const struct pkstop_thread *rows, struct pks_map_dump *snap)
 {
-	size_t i, need = snap->n + PKSTOP_DIRECT_ROWS;
 	struct pkstop_thread *values;
 	__u32 *keys, tid;
+	size_t i;
 
-	if (snap->cap < need) {
-		keys = realloc(snap->keys, need * sizeof(*keys));
-		if (!keys)
-			return -ENOMEM;
-		snap->keys = keys;
-		values = realloc(snap->values, need * sizeof(*values));
-		if (!values)
-			return -ENOMEM;
-		snap->values = values;
-		snap->cap = need;
-	}
+	if (pks_map_dump_reserve(snap, PKSTOP_DIRECT_ROWS, sizeof(*keys), sizeof(*values)))
+		return -ENOMEM;
 	keys = snap->keys;
 	values = snap->values;
 	for (i = 0; i < PKSTOP_DIRECT_ROWS; i++) {
