@@ -4,9 +4,9 @@
  *
  * The pks tracepoints feed per-thread counters (rows: direct-mapped by
  * TID, or a hash map, see PKSTOP_DIRECT_ROWS) and per-CPU system totals,
- * both double-buffered by the global `gen` (see bpf/pkstop.h).  A task iterator reports every thread's current state
- * (window depth, PKRS), so a thread that holds a window open but does
- * nothing still shows.
+ * both double-buffered by the global `gen` (see bpf/pkstop.h).  A task
+ * iterator reports every thread's current state (window depth, PKRS), so
+ * a thread that holds a window open but does nothing still shows.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -131,7 +131,7 @@ static struct pkstop_thread *new_row(struct pkstop_totals *tot, __u32 tid, __u32
 		}
 		init.pid = pid;
 		__builtin_memcpy(init.comm, comm, sizeof(init.comm));
-	}	/* else user space names it: "idle/N", "softirq/N" */
+	}
 	err = bpf_map_update_elem(&threads, &tid, &init, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST: the other one got there first */) {
 		if (tot)
@@ -139,6 +139,17 @@ static struct pkstop_thread *new_row(struct pkstop_totals *tot, __u32 tid, __u32
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/* The first event of row @tid: what is done once per thread. */
+static struct pkstop_thread *new_current_row(struct pkstop_totals *tot, __u32 tid)
+{
+	char comm[PKSTOP_COMM_LEN] = {};
+
+	/* Per-CPU rows: user space names them ("idle/N", "softirq/N"). */
+	if (!(tid & PKS_ROW_PER_CPU))
+		bpf_get_current_comm(comm, sizeof(comm));
+	return new_row(tot, tid, bpf_get_current_pid_tgid() >> 32, comm);
 }
 
 /*
@@ -154,16 +165,7 @@ static __always_inline struct pkstop_thread *this_row(struct pkstop_totals *tot,
 	if (!watched(tid))
 		return NULL;
 	t = find_row(tid);
-	if (t)
-		return t;
-	/* The first event of the row: the rest is done once per thread. */
-	if (!(tid & PKS_ROW_PER_CPU)) {
-		char comm[PKSTOP_COMM_LEN] = {};
-
-		bpf_get_current_comm(comm, sizeof(comm));
-		return new_row(tot, tid, bpf_get_current_pid_tgid() >> 32, comm);
-	}
-	return new_row(tot, tid, 0, "");
+	return t ? t : new_current_row(tot, tid);
 }
 
 /* Hardirq and NMI events belong to no row; they are counted apart. */
