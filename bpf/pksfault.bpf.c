@@ -298,7 +298,13 @@ int BPF_PROG(pksfault_enable, int key, unsigned int depth, bool pkrs_written,
 	w->pid = id >> 32;
 	w->tid = (__u32)id;
 	w->key = key;
-	bpf_get_current_comm(w->comm, sizeof(w->comm));
+	/*
+	 * Copied, not bpf_get_current_comm(): 9 instructions instead of 45
+	 * at every open (icount, test kernel).  The kernel keeps the last
+	 * byte of a comm NUL, so the copy is terminated even if it races
+	 * with a rename.
+	 */
+	__builtin_memcpy(w->comm, bpf_get_current_task_btf()->comm, sizeof(w->comm));
 	if (window_stacks)
 		w->stack_sz = bpf_get_stack(ctx, w->stack,
 					    PKSFAULT_WINDOW_STACK * sizeof(w->stack[0]), 0);
