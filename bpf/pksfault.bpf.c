@@ -4,12 +4,13 @@
  *
  * pks_fault events go to user space whole (with the kernel stack).  The
  * dev_access_enable/disable events are followed here: only a thread's
- * outermost window (depth 1 open .. depth 0 close) is kept in a hash map,
+ * outermost window (depth 1 open .. depth 0 close) is kept, in a slot of
+ * an array direct-mapped by TID or in a hash map (PKSFAULT_DIRECT_WINDOWS),
  * and only windows held longer than leak_ns reach user space.  A thread's
- * entry stays in the map between its windows, marked closed (start_ns
- * 0), and goes when the thread exits: a window then costs a lookup and a
- * few stores at each end, not an insert and a delete (and, with
- * --open-stacks only, an unwind).
+ * record stays between its windows, marked closed (start_ns 0), and goes
+ * when the thread exits: a window then costs a lookup and a few stores at
+ * each end, not an insert and a delete (and, with --open-stacks only, an
+ * unwind).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -72,6 +73,15 @@ struct {
 	__type(key, __u64);
 	__type(value, struct pksfault_window);
 } windows SEC(".maps");
+
+/* User space reads the open ones through a mapping of its own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PKSFAULT_DIRECT_WINDOWS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct pksfault_window);
+} direct SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -181,6 +191,55 @@ static __always_inline __u64 window_key(int c)
 	return (__u64)pks_row_id(c) << 2 | c;
 }
 
+/* Whether a window of context @c with map key @wkey may have a direct slot. */
+static __always_inline bool direct_ctx(int c, __u64 wkey)
+{
+	return c == PKS_CTX_TASK && !((wkey >> 2) & PKS_ROW_PER_CPU);
+}
+
+/* The record of window key @wkey, if it has one: its direct slot's or the hash map's. */
+static __always_inline struct pksfault_window *find_window(int c, __u64 wkey)
+{
+	__u32 tid = wkey >> 2, slot = tid & (PKSFAULT_DIRECT_WINDOWS - 1);
+	struct pksfault_window *w;
+
+	if (direct_ctx(c, wkey)) {
+		w = bpf_map_lookup_elem(&direct, &slot);
+		if (w && w->tid == tid)
+			return w;
+	}
+	return bpf_map_lookup_elem(&windows, &wkey);
+}
+
+/*
+ * A record for window key @wkey, which had none: its direct slot if free,
+ * else a hash entry.  The seeding iterator and the thread's own open may
+ * both get here at once: the slot is claimed atomically and the hash
+ * entry inserted only if absent, and both then describe the same open
+ * window.  Its fields but start_ns (0) are the caller's to fill; NULL
+ * when the hash map is full.
+ */
+static struct pksfault_window *new_window(int c, __u64 wkey)
+{
+	__u32 tid = wkey >> 2, slot = tid & (PKSFAULT_DIRECT_WINDOWS - 1), zero = 0, owner;
+	struct pksfault_window *w;
+
+	if (direct_ctx(c, wkey)) {
+		w = bpf_map_lookup_elem(&direct, &slot);
+		if (!w)
+			return NULL;
+		owner = __sync_val_compare_and_swap(&w->tid, 0, tid);
+		if (!owner || owner == tid)
+			return w;
+	}
+	w = bpf_map_lookup_elem(&scratch, &zero);
+	if (!w)
+		return NULL;
+	w->start_ns = 0;
+	bpf_map_update_elem(&windows, &wkey, w, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&windows, &wkey);
+}
+
 /*
  * The context of a window event worth following: the outermost open
  * (@want 1) or close (@want 0), matching the filters, not in hardirq/NMI
@@ -205,7 +264,6 @@ int BPF_PROG(pksfault_enable, int key, unsigned int depth, bool pkrs_written,
 	     unsigned long caller)
 {
 	struct pksfault_window *w;
-	__u32 zero = 0;
 	__u64 id, wkey;
 	int c;
 
@@ -214,13 +272,20 @@ int BPF_PROG(pksfault_enable, int key, unsigned int depth, bool pkrs_written,
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	wkey = window_key(c);
+	w = find_window(c, wkey);
+	if (!w) {	/* this thread's first window since we attached */
+		w = new_window(c, wkey);
+		if (!w) {
+			count(PKSFAULT_STAT_WIN_UNTRACKED);	/* map full: say so */
+			return 0;
+		}
+	}
 	/*
 	 * An exception handler (a #PF in the window, say) starts at depth 0
 	 * in the same task context: its window nests inside the thread's
 	 * and must neither replace it nor close it.
 	 */
-	w = bpf_map_lookup_elem(&windows, &wkey);
-	if (w && w->start_ns) {
+	if (w->start_ns) {
 		if (!pks_seed_raced(w->flags & PKSFAULT_WIN_SEEDED,
 				    w->flags & PKSFAULT_WIN_SEED_RUNNING, w->seed_switches)) {
 			w->inner++;
@@ -228,22 +293,18 @@ int BPF_PROG(pksfault_enable, int key, unsigned int depth, bool pkrs_written,
 		}
 		/* The seed was this very open, in flight: it becomes the open. */
 		count(PKSFAULT_STAT_SEED_RACED);
-	} else if (!w) {	/* this thread's first window since we attached */
-		w = bpf_map_lookup_elem(&scratch, &zero);
-		if (!w)
-			return 0;
-		w->start_ns = 0;
-		if (bpf_map_update_elem(&windows, &wkey, w, BPF_NOEXIST) ||
-		    !(w = bpf_map_lookup_elem(&windows, &wkey))) {
-			count(PKSFAULT_STAT_WIN_UNTRACKED);	/* map full: say so */
-			return 0;
-		}
 	}
 	w->caller = caller;
 	w->pid = id >> 32;
 	w->tid = (__u32)id;
 	w->key = key;
-	bpf_get_current_comm(w->comm, sizeof(w->comm));
+	/*
+	 * Copied, not bpf_get_current_comm(): 9 instructions instead of 45
+	 * at every open (icount, test kernel).  The kernel keeps the last
+	 * byte of a comm NUL, so the copy is terminated even if it races
+	 * with a rename.
+	 */
+	__builtin_memcpy(w->comm, bpf_get_current_task_btf()->comm, sizeof(w->comm));
 	if (window_stacks)
 		w->stack_sz = bpf_get_stack(ctx, w->stack,
 					    PKSFAULT_WINDOW_STACK * sizeof(w->stack[0]), 0);
@@ -294,7 +355,7 @@ int BPF_PROG(pksfault_disable, int key, unsigned int depth, bool pkrs_written,
 	if (c < 0)
 		return 0;
 	wkey = window_key(c);
-	w = bpf_map_lookup_elem(&windows, &wkey);
+	w = find_window(c, wkey);
 	if (!w || !w->start_ns) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
@@ -352,14 +413,21 @@ int BPF_PROG(pksfault_disable, int key, unsigned int depth, bool pkrs_written,
 	return 0;
 }
 
-/* A thread's entry goes with it (its windows are over; see the top). */
+/* A thread's record goes with it (its windows are over; see the top). */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(pksfault_thread_exit, struct task_struct *task)
 {
-	__u64 wkey = (__u64)BPF_CORE_READ(task, pid) << 2 | PKS_CTX_TASK;
-	struct pksfault_window *w = bpf_map_lookup_elem(&windows, &wkey);
+	__u32 tid = BPF_CORE_READ(task, pid), slot = tid & (PKSFAULT_DIRECT_WINDOWS - 1);
+	__u64 wkey = (__u64)tid << 2 | PKS_CTX_TASK;
+	struct pksfault_window *w = bpf_map_lookup_elem(&direct, &slot);
 
 	/* One still open stays, to be listed at exit like any other. */
+	if (w && w->tid == tid) {
+		if (!w->start_ns)	/* free: its next owner writes every field */
+			WRITE_ONCE(w->tid, 0);
+		return 0;
+	}
+	w = bpf_map_lookup_elem(&windows, &wkey);
 	if (w && !w->start_ns)
 		bpf_map_delete_elem(&windows, &wkey);
 	return 0;
@@ -416,8 +484,8 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct pksfault_window *w;
 	__u64 now, wkey, *closed, switches;
-	__u32 zero = 0, tid;
 	bool running;
+	__u32 tid;
 
 	if (!task || !track_windows)
 		return 0;
@@ -436,23 +504,27 @@ int pksfault_seed_windows(struct bpf_iter__task *ctx)
 		return 0;
 	if (!pks_task_in_cgroup(task))
 		return 0;
-	w = bpf_map_lookup_elem(&scratch, &zero);
-	if (!w)
+	wkey = (__u64)tid << 2 | PKS_CTX_TASK;
+	/* A record already: its open was seen after all. */
+	if (find_window(PKS_CTX_TASK, wkey))
 		return 0;
-	__builtin_memset(w, 0, sizeof(*w));
-	w->start_ns = now;
+	w = new_window(PKS_CTX_TASK, wkey);
+	if (!w || w->start_ns)
+		return 0;	/* the map is full, or its open came first after all */
+	w->caller = 0;
 	w->pid = BPF_CORE_READ(task, tgid);
 	w->tid = tid;
 	w->key = -1;
+	w->stack_sz = 0;
+	w->inner = 0;
 	w->flags = PKSFAULT_WIN_SEEDED | (running ? PKSFAULT_WIN_SEED_RUNNING : 0);
 	w->seed_switches = switches;
 	bpf_probe_read_kernel_str(w->comm, sizeof(w->comm), task->comm);
-	wkey = (__u64)tid << 2 | PKS_CTX_TASK;
-	if (bpf_map_update_elem(&windows, &wkey, w, BPF_NOEXIST))
-		return 0;	/* its open was seen after all, or the map is full */
+	WRITE_ONCE(w->start_ns, now);	/* last, as at an open */
+	/* Open before the check: a close from now on finds the seed. */
 	closed = bpf_map_lookup_elem(&unmatched_close_ns, &tid);
 	if (closed && *closed >= now) {
-		bpf_map_delete_elem(&windows, &wkey);
+		WRITE_ONCE(w->start_ns, 0);	/* it closed while we looked */
 		return 0;
 	}
 	count(PKSFAULT_STAT_WIN_SEEDED);

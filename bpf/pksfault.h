@@ -16,6 +16,17 @@
 #define PKSFAULT_WINDOW_STACK	16
 #define PKSFAULT_HIST_SLOTS	32
 #define PKSFAULT_MAX_WINDOWS	16384
+/*
+ * Direct-mapped windows: a thread's task-context window record is
+ * direct[tid % PKSFAULT_DIRECT_WINDOWS] when that slot is free or already
+ * its own (the record's tid says whose, 0: free), else an entry of the
+ * windows hash map, which also keeps softirq and idle-task windows.  An
+ * array lookup is inlined by the verifier; a hash lookup is a call that
+ * hashes the key and, on a kernel with lockdep, checks RCU: about 30
+ * instructions per event against 400 on the test kernel (icount).  A
+ * power of two.
+ */
+#define PKSFAULT_DIRECT_WINDOWS	4096
 
 enum pksfault_event_type {
 	PKSFAULT_EV_FAULT = 1,
@@ -79,7 +90,7 @@ struct pksfault_window {
 	__u64 start_ns;
 	__u64 caller;		/* who called the outermost dev_access_enable */
 	__u32 pid;
-	__u32 tid;
+	__u32 tid;		/* direct records: whose slot it is, 0 when free */
 	__s32 key;
 	__s32 stack_sz;		/* bytes in stack[], or -errno */
 	__u32 inner;		/* exception handlers' windows opened inside this one */

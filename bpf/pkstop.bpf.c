@@ -2,11 +2,11 @@
 /*
  * pkstop: per-thread protection-key activity for a top-like view.
  *
- * The pks tracepoints feed per-thread counters (hash map, key = TID) and
- * per-CPU system totals, both double-buffered by the global `gen` (see
- * bpf/pkstop.h).  A task iterator reports every thread's current state
- * (window depth, PKRS), so a thread that holds a window open but does
- * nothing still shows.
+ * The pks tracepoints feed per-thread counters (rows: direct-mapped by
+ * TID, or a hash map, see PKSTOP_DIRECT_ROWS) and per-CPU system totals,
+ * both double-buffered by the global `gen` (see bpf/pkstop.h).  A task
+ * iterator reports every thread's current state (window depth, PKRS), so
+ * a thread that holds a window open but does nothing still shows.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -49,6 +49,15 @@ struct {
 	__type(value, struct pkstop_thread);
 } threads SEC(".maps");
 
+/* User space reads and frees these rows through a mapping of its own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PKSTOP_DIRECT_ROWS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct pkstop_thread);
+} rows SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -73,32 +82,82 @@ static __always_inline struct pkstop_totals *cpu_totals(void)
 	return bpf_map_lookup_elem(&totals, &zero);
 }
 
+/* The row of @tid, if it has one: its direct slot's, or the hash map's. */
+static __always_inline struct pkstop_thread *find_row(__u32 tid)
+{
+	__u32 slot = tid & (PKSTOP_DIRECT_ROWS - 1);
+	struct pkstop_thread *t;
+
+	if (!(tid & PKS_ROW_PER_CPU)) {
+		t = bpf_map_lookup_elem(&rows, &slot);
+		if (t && t->tid == tid)
+			return t;
+	}
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/*
+ * A row for @tid, which had none: its direct slot if free, else a hash
+ * entry.  The task iterator and the thread's own event may both get here
+ * at once: the slot is claimed atomically, the hash entry inserted only if
+ * absent, and the loser takes the winner's row, whose identity (@pid,
+ * @comm) it would have written alike.  NULL when the hash map is full
+ * (counted in @tot: a drop).
+ */
+static struct pkstop_thread *new_row(struct pkstop_totals *tot, __u32 tid, __u32 pid,
+				     const char *comm)
+{
+	struct pkstop_thread *t, init = { .key = -1 };
+	__u32 slot = tid & (PKSTOP_DIRECT_ROWS - 1), owner;
+	long err;
+
+	if (!(tid & PKS_ROW_PER_CPU)) {
+		t = bpf_map_lookup_elem(&rows, &slot);
+		if (!t)
+			return NULL;
+		owner = __sync_val_compare_and_swap(&t->tid, 0, tid);
+		if (!owner || owner == tid) {
+			t->pid = pid;
+			__builtin_memcpy(t->comm, comm, sizeof(t->comm));
+			return t;
+		}
+		init.pid = pid;
+		__builtin_memcpy(init.comm, comm, sizeof(init.comm));
+	}
+	err = bpf_map_update_elem(&threads, &tid, &init, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: the other one got there first */) {
+		if (tot)
+			__sync_fetch_and_add(&tot->map_full, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/* The first event of row @tid: what is done once per thread. */
+static struct pkstop_thread *new_current_row(struct pkstop_totals *tot, __u32 tid)
+{
+	char comm[PKSTOP_COMM_LEN] = {};
+
+	/* Per-CPU rows: user space names them ("idle/N", "softirq/N"). */
+	if (!(tid & PKS_ROW_PER_CPU))
+		bpf_get_current_comm(comm, sizeof(comm));
+	return new_row(tot, tid, bpf_get_current_pid_tgid() >> 32, comm);
+}
+
 /*
  * The row of an event in task or softirq context (bpf/pks_bpf.h): the
  * calling thread, the CPU's idle task or the CPU's softirqs; created on
  * its first event.
  */
-static struct pkstop_thread *this_row(struct pkstop_totals *tot, int ctx)
+static __always_inline struct pkstop_thread *this_row(struct pkstop_totals *tot, int ctx)
 {
 	__u32 tid = pks_row_id(ctx);
-	struct pkstop_thread *t, init = { .key = -1 };
-	long err;
+	struct pkstop_thread *t;
 
 	if (!watched(tid))
 		return NULL;
-	t = bpf_map_lookup_elem(&threads, &tid);
-	if (t)
-		return t;
-	if (!(tid & PKS_ROW_PER_CPU)) {
-		init.pid = bpf_get_current_pid_tgid() >> 32;
-		bpf_get_current_comm(init.comm, sizeof(init.comm));
-	}	/* else user space names it: "idle/N", "softirq/N" */
-	err = bpf_map_update_elem(&threads, &tid, &init, BPF_NOEXIST);
-	if (err && err != -17 /* EEXIST: an iterator got there first */) {
-		__sync_fetch_and_add(&tot->map_full, 1);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&threads, &tid);
+	t = find_row(tid);
+	return t ? t : new_current_row(tot, tid);
 }
 
 /* Hardirq and NMI events belong to no row; they are counted apart. */
@@ -356,14 +415,24 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 	switches = pks_task_switches(task);
 	rec.pkrs = pks_task_saved_pkrs(task);
 	rec.state = pks_task_state(task);
-	t = bpf_map_lookup_elem(&threads, &rec.tid);
+	t = find_row(rec.tid);
 	if (!t && !rec.depth && rec.pkrs == PKSTOP_PKRS_DEFAULT)
 		return 0;
+	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), task->comm);
+	/*
+	 * A window found open with no row was opened before we attached:
+	 * a row for it, so that its held time counts from now.
+	 */
+	if (!t && rec.depth) {
+		t = new_row(cpu_totals(), rec.tid, rec.pid, rec.comm);
+		if (t && !t->open_since)
+			t->depth = rec.depth;
+	}
 	if (t && !t->nested) {
 		/*
-		 * An entry made by other events while a window we never saw
-		 * open was open: the window counts from now.  Undo that guess
-		 * once the window is seen closed (its close raced with us).
+		 * A window we never saw open is open: it counts from now.
+		 * Undo that guess once the window is seen closed (its close
+		 * raced with us).
 		 */
 		if (rec.depth && !t->open_since) {
 			t->seed_switches = switches;
@@ -373,25 +442,6 @@ int pkstop_tasks(struct bpf_iter__task *ctx)
 		} else if (!rec.depth && (t->flags & PKSTOP_F_OPEN_UNKNOWN)) {
 			t->open_since = 0;
 			t->flags &= ~(PKSTOP_F_OPEN_UNKNOWN | PKSTOP_F_SEED_RUNNING);
-		}
-	}
-	bpf_probe_read_kernel_str(rec.comm, sizeof(rec.comm), task->comm);
-	if (!t && rec.depth) {
-		struct pkstop_thread init = { .key = -1 };
-
-		init.pid = rec.pid;
-		init.depth = rec.depth;
-		init.open_since = bpf_ktime_get_ns();
-		init.flags = PKSTOP_F_OPEN_UNKNOWN | (running ? PKSTOP_F_SEED_RUNNING : 0);
-		init.seed_switches = switches;
-		__builtin_memcpy(init.comm, rec.comm, sizeof(init.comm));
-		long err = bpf_map_update_elem(&threads, &rec.tid, &init, BPF_NOEXIST);
-
-		if (err && err != -17) {	/* not EEXIST: the map is full */
-			struct pkstop_totals *tot = cpu_totals();
-
-			if (tot)
-				__sync_fetch_and_add(&tot->map_full, 1);
 		}
 	}
 	bpf_seq_write(seq, &rec, sizeof(rec));

@@ -29,6 +29,7 @@
 #include "pkstop.skel.h"
 #include "account.h"
 #include "openmetrics.h"
+#include "rows.h"
 
 _Static_assert(PKS_NR_KEYS == PKSTOP_NR_KEYS, "one key numbering");
 _Static_assert(PKS_FAULT_NR_OUTCOMES <= PKSTOP_NR_OUTCOMES, "the BPF side counts every outcome");
@@ -102,8 +103,9 @@ struct pkstop {
 	size_t ntasks, tasks_cap;
 	struct pkstop_row *rows;
 	size_t nrows, rows_cap;
-	struct pks_map_dump snap;		/* the thread map, this sample */
-	__u32 gone[PKSTOP_MAX_THREADS];		/* entries to delete after a walk */
+	struct pks_map_dump snap;		/* the thread map and direct rows, this sample */
+	struct pkstop_thread *direct;		/* the direct rows, mapped */
+	__u32 gone[PKSTOP_MAX_THREADS + PKSTOP_DIRECT_ROWS];	/* rows to free after a walk */
 	size_t ngone;
 	char start_owners[PKS_NR_KEYS][PKS_OWNER_LEN];
 	uint16_t start_mask;
@@ -352,14 +354,16 @@ static int read_threads(struct pkstop *p, uint64_t old_gen, uint64_t now,
 		 * interval's row, and nothing can add to them any more.
 		 */
 		if (!task && st->absent >= 2 && !pkstop_delta_any(&row.d)) {
-			if (p->ngone < PKSTOP_MAX_THREADS)
+			if (p->ngone < sizeof(p->gone) / sizeof(p->gone[0]))
 				p->gone[p->ngone++] = key;
 			tdelete(st, &p->states, cmp_state);
 			free(st);
 		}
 	}
-	for (i = 0; i < p->ngone; i++)
-		bpf_map_delete_elem(fd, &p->gone[i]);
+	for (i = 0; i < p->ngone; i++) {
+		if (!pkstop_rows_forget(p->direct, p->gone[i]))
+			bpf_map_delete_elem(fd, &p->gone[i]);
+	}
 	p->ngone = 0;
 	/* Threads with state and no events (e.g. a PKRS set before we started). */
 	for (i = 0; i < p->ntasks; i++) {
@@ -397,6 +401,8 @@ static int sample(struct pkstop *p, uint64_t now, uint64_t interval_ns,
 	if (!err)
 		err = pks_map_dump(bpf_map__fd(p->skel->maps.threads), sizeof(__u32),
 				   sizeof(struct pkstop_thread), &p->snap);
+	if (!err)
+		err = pkstop_rows_append(p->direct, &p->snap);
 	if (!err)
 		err = read_tasks(p);
 	if (!err)
@@ -581,6 +587,12 @@ static int start(struct pkstop *p, const struct pkstop_opts *o)
 		fprintf(stderr, "pkstop: cannot create the sync maps: %s\n", strerror(-err));
 		return err;
 	}
+	/* Before attaching: the programs claim free rows. */
+	p->direct = pkstop_rows_map(bpf_map__fd(p->skel->maps.rows));
+	if (!p->direct) {
+		fprintf(stderr, "pkstop: cannot map the thread rows: %s\n", strerror(errno));
+		return -errno;
+	}
 	err = pkstop_bpf__attach(p->skel);
 	if (err) {
 		fprintf(stderr, "pkstop: cannot attach to the pks tracepoints: %s\n",
@@ -695,6 +707,7 @@ int main(int argc, char **argv)
 	if (!err && pks_check_output(stdout, "pkstop", "stdout"))
 		err = -EIO;
 	pks_map_dump_free(&p.snap);
+	pkstop_rows_unmap(p.direct);
 	bpf_link__destroy(p.iter);
 	pkstop_bpf__destroy(p.skel);
 	if (p.sync_outer >= 0)

@@ -222,6 +222,11 @@ for r in $(seq "$runs"); do
 	guest_bench "$r" pksfault on bench-pksfault.sh --append memremap.pks_fault_mode_weaken=1
 	guest_bench "$r" pkstop on bench-pkstop.sh
 done
+# The tools' cost in instructions (vm/run.sh --icount, bench-icount.sh):
+# deterministic, so two boots, each figure shown for both.
+for r in 1 2; do
+	guest_bench "$r" icount on bench-icount.sh --icount
+done
 
 # --- figures ---------------------------------------------------------------
 # summary [full|med|n|range]: of the numbers on stdin (anything else, such
@@ -256,6 +261,23 @@ row() {	# NAME VALUES...: a table row of this run's values
 }
 pair() {	# LABEL SIDE:KEY BASE-SIDE:BASE-KEY: one comparison row
 	echo "| $1 | $(stat "$2") | $(stat "$3") | $(ratio "$(med "$2")" "$(med "$3")") |"
+}
+
+# The icount rows: every boot's figure, and differences of medians.
+declare -A icount_label=([bare]="bare" [floor]="empty programs on the two window events (tests/floor)"
+	[pkstop]="pkstop --json 1" [pksfault]="pksfault --leak 1000 --hist"
+	[bpftrace]="bpftrace one-liner counting the four pks events per thread")
+each() {	# SIDE:KEY: each valid boot's value, in run order
+	local v
+	v=$(vals "$1" | grep . | paste -sd, - | sed 's/,/, /g')
+	echo "${v:-not measured}"
+}
+minus() {	# A B N: (A - B) / N, or why there is none
+	if [ -n "$1" ] && [ -n "$2" ]; then
+		awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.0f", (a - b) / n }'
+	else
+		printf 'n/a (not measured)'
+	fi
 }
 
 evidence_summary() {	# SIDE: each distinct evidence line of its valid boots, with a count
@@ -333,7 +355,7 @@ report=$run_dir/report.md
 	echo
 	echo "## Validity"
 	echo
-	for side in pmem-on pmem-off pksfault pkstop; do
+	for side in pmem-on pmem-off pksfault pkstop icount; do
 		echo "- $side: valid boots (run index):${valid[$side]:- none} of $runs; protection evidence" \
 			"(key owned by Device Memory, key the kernel announced, its \"turned off\" message, command line):" \
 			"$(evidence_summary "$side")"
@@ -422,6 +444,33 @@ report=$run_dir/report.md
 	echo "| bpftrace one-liner CPU ms per 1 s, idle (/proc/PID/stat) | $(stat pkstop:bpftrace_cpu_ms_per_interval_idle_procstat) |"
 	echo "| bpftrace one-liner CPU ms per 1 s, under fio (first round) | $(stat pkstop:bpftrace_cpu_ms_per_interval_fio1_procstat) |"
 	echo "| pkstop CPU ms per 1 s, under fio (first round, /proc/PID/stat) | $(stat pkstop:pkstop_cpu_ms_per_interval_fio1_procstat) |"
+	echo
+	echo "## The tools in instructions (icount)"
+	echo
+	echo "Two boots of vm/run.sh --icount (one vCPU; the guest clock advances one ns per retired instruction):"
+	echo "retired instructions, each REP iteration counted, a WRMSR one; not cycles.  Valid boots (run index):${valid[icount]:- none} of 2;"
+	echo "protection evidence: $(evidence_summary icount)."
+	echo
+	echo "| per 4 KiB O_DIRECT write to fsdax pmem | instructions, each boot | added vs bare (medians) | bare / with |"
+	echo "|---|---|---|---|"
+	for v in bare floor pkstop pksfault bpftrace; do
+		echo "| ${icount_label[$v]} | $(each "icount:icount_write_$v") |" \
+			"$(minus "$(med "icount:icount_write_$v")" "$(med icount:icount_write_bare)" 1) |" \
+			"$(ratio "$(med icount:icount_write_bare)" "$(med "icount:icount_write_$v")") |"
+	done
+	echo
+	echo "| per pks event (windowbench: one enable and one disable event per pair) | pair, each boot | per event added vs bare | per event added vs the floor |"
+	echo "|---|---|---|---|"
+	for v in bare floor pkstop pksfault bpftrace; do
+		echo "| ${icount_label[$v]} | $(each "icount:icount_pair_$v") |" \
+			"$(minus "$(med "icount:icount_pair_$v")" "$(med icount:icount_pair_bare)" 2) |" \
+			"$(minus "$(med "icount:icount_pair_$v")" "$(med icount:icount_pair_floor)" 2) |"
+	done
+	echo
+	echo "- bare again after the tools, write / pair: $(each icount:icount_write_bare_after) / $(each icount:icount_pair_bare_after)"
+	echo "- evidence each tool was attached: pkstop's window opens $(each icount:icount_pkstop_opens);" \
+		"pksfault's windows closed ${pm[icount:icount_pksfault_windows_closed.raw]:-none} (last boot);" \
+		"bpftrace's events counted $(each icount:icount_bpftrace_events)"
 	echo
 	echo "## Build, boot, test"
 	echo

@@ -265,6 +265,9 @@ lane1() {
 	# The tools on a CPU without PKS (lane 2 has them with PKS).
 	pmem_suite nopks-pkstop "--no-pks" "$guest/pkstop.sh" nopks
 	pmem_suite nopks-pksfault "--no-pks $weaken" "$guest/pksfault.sh" nopks
+	# One vCPU, the clock counting instructions (vm/run.sh --icount): the
+	# icount suite's proof of that, then the budgets (tests/budget).
+	pmem_suite budget "--icount" "$guest/budget.sh"
 }
 weaken="--append memremap.pks_fault_mode_weaken=1"
 # Lane 2: real workloads, the tools with PKS, and everything at once.
@@ -282,7 +285,7 @@ lane2() {
 		pmem_suite stress "" "$guest/stress.sh"
 }
 lane_order1=(core nopks oops "${must_fail_order[@]/#/verdict-}" pmem pmem-persist nopks-pmem protoff-pmem
-	realpaths module isolation tracepoints garbage nopks-pkstop nopks-pksfault)
+	realpaths module isolation tracepoints garbage nopks-pkstop nopks-pksfault budget)
 lane_order2=(workloads pkstop pksfault stress)
 
 # The cross builds (tests/cross-build.sh: no warnings outside x86 PKS) and

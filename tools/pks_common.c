@@ -544,6 +544,26 @@ int pks_map_dump(int fd, size_t key_size, size_t value_size, struct pks_map_dump
 	}
 }
 
+int pks_map_dump_reserve(struct pks_map_dump *d, size_t extra, size_t key_size,
+			 size_t value_size)
+{
+	size_t need = d->n + extra;
+	void *k, *v;
+
+	if (d->cap >= need)
+		return 0;
+	k = realloc(d->keys, need * key_size);
+	if (!k)
+		return -ENOMEM;
+	d->keys = k;
+	v = realloc(d->values, need * value_size);
+	if (!v)
+		return -ENOMEM;
+	d->values = v;
+	d->cap = need;
+	return 0;
+}
+
 void pks_map_dump_free(struct pks_map_dump *d)
 {
 	free(d->keys);

@@ -53,6 +53,9 @@ struct pks_map_dump {
 /* Dump map @fd (keys of @key_size, values of @value_size) into @d: 0 or -errno. */
 int pks_map_dump(int fd, size_t key_size, size_t value_size, struct pks_map_dump *d);
 void pks_map_dump_free(struct pks_map_dump *d);
+/* Room in @d for @extra more entries, to add by hand: 0 or -ENOMEM. */
+int pks_map_dump_reserve(struct pks_map_dump *d, size_t extra, size_t key_size,
+			 size_t value_size);
 
 /* Values of the pks_fault tracepoint's mode and outcome arguments. */
 enum pks_fault_mode {

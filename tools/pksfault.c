@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -32,6 +33,9 @@
 #include "pksfault_report.h"
 #include "pksfault_windows.h"
 #include "pksfault.skel.h"
+
+/* The direct window records (bpf/pksfault.h), mapped read-only. */
+#define DIRECT_BYTES	(PKSFAULT_DIRECT_WINDOWS * sizeof(struct pksfault_window))
 
 static volatile sig_atomic_t stop_signal;
 
@@ -598,6 +602,13 @@ static int start(struct run *run)
 	report.keep_findings = opts.junit;
 	windows.text_env = opts.junit ? &text_env : NULL;
 	windows.map_fd = bpf_map__fd(skel->maps.windows);
+	windows.direct = mmap(NULL, DIRECT_BYTES, PROT_READ, MAP_SHARED,
+			      bpf_map__fd(skel->maps.direct), 0);
+	if (windows.direct == MAP_FAILED) {
+		fprintf(stderr, "pksfault: cannot map the window records: %s\n", strerror(errno));
+		windows.direct = NULL;
+		return -1;
+	}
 	windows.leak_ns = skel->rodata->leak_ns;
 	windows.holder_iter_fd = -1;
 	windows.holder_tid = &skel->bss->holder_tid;
@@ -703,6 +714,8 @@ int main(int argc, char **argv)
 	bpf_link__destroy(run.iter);
 	bpf_link__destroy(run.holder_iter);
 	ring_buffer__free(run.rb);
+	if (windows.direct)
+		munmap((void *)windows.direct, DIRECT_BYTES);
 	pksfault_bpf__destroy(run.skel);
 	ksyms_free(env.ks);
 	report_free_findings(&report);

@@ -58,20 +58,49 @@ static void holder_stack(struct pksfault_windows *w, __u64 key, struct pksfault_
 }
 
 /*
- * The map's open windows, read in batches (closed ones, start_ns 0, are
- * threads' records between their windows).  0 or -errno; on an error
- * the snapshot is empty.
+ * The open windows, the hash map's read in batches and the direct
+ * array's from its mapping (closed ones, start_ns 0, are threads' records
+ * between their windows).  0 or -errno; on an error the snapshot is
+ * empty.
  */
 int windows_snapshot(struct pksfault_windows *w)
 {
 	int err = pks_map_dump(w->map_fd, sizeof(__u64), sizeof(struct pksfault_window), &w->snap);
 
+	if (!err)
+		err = windows_append_direct(w);
 	w->nr_open = 0;
 	if (err) {
 		w->snap.n = 0;
 		return err;
 	}
 	return windows_collect_open(w);
+}
+
+int windows_append_direct(struct pksfault_windows *w)
+{
+	struct pksfault_window *all;
+	__u64 *keys, start;
+	size_t i;
+
+	if (!w->direct)
+		return 0;
+	if (pks_map_dump_reserve(&w->snap, PKSFAULT_DIRECT_WINDOWS, sizeof(*keys), sizeof(*all)))
+		return -ENOMEM;
+	keys = w->snap.keys;
+	all = w->snap.values;
+	for (i = 0; i < PKSFAULT_DIRECT_WINDOWS; i++) {
+		/* Pairs with the open's store of start_ns, its last. */
+		start = __atomic_load_n(&w->direct[i].start_ns, __ATOMIC_ACQUIRE);
+		if (!start)
+			continue;
+		all[w->snap.n] = w->direct[i];
+		/* A window closed and reopened while copied: the start read. */
+		all[w->snap.n].start_ns = start;
+		keys[w->snap.n] = (__u64)all[w->snap.n].tid << 2 | PKS_CTX_TASK;
+		w->snap.n++;
+	}
+	return 0;
 }
 
 int windows_collect_open(struct pksfault_windows *w)

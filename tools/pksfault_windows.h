@@ -23,7 +23,9 @@
 
 struct pksfault_windows {
 	int map_fd;			/* the BPF "windows" hash map (start_ns 0: closed) */
-	struct pks_map_dump snap;	/* its entries at the last look */
+	/* the BPF "direct" array, mapped (PKSFAULT_DIRECT_WINDOWS), or NULL */
+	const struct pksfault_window *direct;
+	struct pks_map_dump snap;	/* both's records at the last look */
 	size_t nr_open;			/* the open ones, first in snap */
 	uint64_t next_sweep_ns;
 	uint64_t leak_ns;		/* 0: leaks are not reported */
@@ -66,6 +68,8 @@ int windows_list_open(struct pksfault_windows *w, const struct pksfault_env *env
  * or list them.
  */
 int windows_snapshot(struct pksfault_windows *w);
+/* Add the direct array's open windows to w->snap.  0 or -ENOMEM. */
+int windows_append_direct(struct pksfault_windows *w);
 int windows_collect_open(struct pksfault_windows *w);
 void windows_sweep_open(struct pksfault_windows *w, const struct pksfault_env *env,
 			struct pksfault_report *r, FILE *f, uint64_t now_ns);

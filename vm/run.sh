@@ -27,6 +27,13 @@
 #                   (1<<18): KUnit runs at every boot, and TAINT_OOT_MODULE
 #                   (1<<12): the guest scripts load the project's own
 #                   out-of-tree test hooks (tests/hooks)
+#   --icount        count instructions: -icount shift=0, one vCPU.  The
+#                   guest clock then advances one nanosecond per retired
+#                   instruction, so every ktime delta (and fio's latencies)
+#                   is an instruction count: each REP iteration counts, a
+#                   WRMSR counts one; not cycles.  One vCPU: with -smp 2 the
+#                   guest hung at secondary-CPU bring-up under icount
+#                   (QEMU 7.2)
 #   --quiet         do not echo the output and console to stdout
 #   --shell         interactive shell instead of SCRIPT (developers)
 #
@@ -38,7 +45,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${PKS_BUILD_DIR:-$ROOT/build}
 KERNEL=${PKS_KERNEL:-$BUILD/kobj/arch/x86/boot/bzImage}
 
-cpu=max timeout=300 log=$BUILD/vm/job.log append="" quiet=0 shell=0
+cpu=max vcpus=(-smp 2) timeout=300 log=$BUILD/vm/job.log append="" quiet=0 shell=0
 fault_mode=memremap.pks_fault_mode=strict
 allow_taint=$(((1 << 18) | (1 << 12))) disk=""
 pmem=$BUILD/vm/pmem0.img
@@ -52,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--pmem) pmem=$2; shift ;;
 	--disk) disk=$2; shift ;;
 	--allow-taint) allow_taint=$2; shift ;;
+	--icount) vcpus=(-icount shift=0 -smp 1) ;;
 	--quiet) quiet=1 ;;
 	--shell) shell=1 ;;
 	--) shift; break ;;
@@ -112,7 +120,7 @@ cmdline="$cmdline no_timer_check"
 # (vm/cpu-state.sh: RIP at the site, memory there a NOP).  Enabling trace
 # events flips sched_switch's key in __schedule(): 2 hangs in 2 runs of
 # 5 minutes of flips with multi, none with single.
-qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel "tcg,thread=${PKS_TCG_THREAD:-single}" -cpu "$cpu" -smp 2
+qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel "tcg,thread=${PKS_TCG_THREAD:-single}" -cpu "$cpu" "${vcpus[@]}"
 	-m 1G,slots=2,maxmem=4G
 	-object "memory-backend-file,id=pm0,share=on,mem-path=$pmem,size=$pmem_size,align=2M"
 	-device nvdimm,id=nv0,memdev=pm0,label-size=2M

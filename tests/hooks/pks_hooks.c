@@ -126,6 +126,13 @@
  *	did not allocate (the device-memory key, a key another module left
  *	behind), which stays allocated.  -> "keyfree key=KEY done"
  *
+ *   icountloop N
+ *	N iterations of a fixed loop of ICOUNTLOOP_INSNS instructions,
+ *	interrupts off, timed with ktime_get_ns(): under vm/run.sh --icount
+ *	the guest clock advances one nanosecond per instruction, so ns must
+ *	be N * ICOUNTLOOP_INSNS (plus the timing's own few hundred).
+ *	-> "icountloop iterations=N insns_per_iteration=4 ns=NS"
+ *
  * The module cannot be unloaded: the kthreads of "windows" and "leak"
  * may outlive the command that started them.
  */
@@ -1258,6 +1265,35 @@ static int run_keyfree(int pkey)
 	return 0;
 }
 
+/*
+ * The loop is inline asm so that no compiler can change its length: add,
+ * xor, dec, jnz, ICOUNTLOOP_INSNS per iteration.  Interrupts are off so
+ * that no handler's instructions land in the count.
+ */
+#define ICOUNTLOOP_INSNS	4
+
+static int run_icountloop(unsigned int n)
+{
+	unsigned long acc = 0, mix = 0, left = n, flags;
+	u64 start, ns;
+
+	local_irq_save(flags);
+	start = ktime_get_ns();
+	asm volatile("1:	add %[step], %[acc]\n"
+		     "	xor %[acc], %[mix]\n"
+		     "	dec %[left]\n"
+		     "	jnz 1b\n"
+		     : [acc] "+r" (acc), [mix] "+r" (mix), [left] "+r" (left)
+		     : [step] "r" (3UL)
+		     : "cc");
+	ns = ktime_get_ns() - start;
+	local_irq_restore(flags);
+	scnprintf(result, sizeof(result),
+		  "icountloop iterations=%u insns_per_iteration=%d ns=%llu\n",
+		  n, ICOUNTLOOP_INSNS, ns);
+	return 0;
+}
+
 /* A reference on the dev_pagemap of the protected page at @phys, or NULL. */
 static struct dev_pagemap *get_protected_pgmap(phys_addr_t phys)
 {
@@ -1346,6 +1382,12 @@ static int run_command(const char *buf)
 		    hz > 100000 || !seconds || seconds > 600)
 			return -EINVAL;
 		return run_windows(depth, hz, seconds);
+	}
+	if (!strcmp(verb, "icountloop")) {
+		if (sscanf(buf, "icountloop %u %c", &n, &extra) != 1 || !n ||
+		    n > 10000000)
+			return -EINVAL;
+		return run_icountloop(n);
 	}
 	if (sscanf(buf, "%*s %c", &extra) == 1)
 		return -EINVAL;

@@ -761,6 +761,30 @@ static void test_windows(void)
 	ksyms_free(env.ks);
 }
 
+/*
+ * The direct window records: a snapshot takes the open ones, after the
+ * hash map's, keyed by their thread as the BPF side keys them.
+ */
+static void test_windows_direct(void)
+{
+	static struct pksfault_window direct[PKSFAULT_DIRECT_WINDOWS];
+	struct pksfault_windows w = { .direct = direct };
+	struct pksfault_window *wins;
+	__u64 *keys;
+
+	sample_window(&direct[5]);	/* open, tid 9 */
+	direct[6].tid = 6;		/* a thread's record between windows */
+	w.snap.n = 1;			/* one record of the hash map first */
+	ok(!windows_append_direct(&w) && w.snap.n == 2,
+	   "windows: a snapshot takes the direct array's open record, not its closed one");
+	keys = w.snap.keys;
+	wins = w.snap.values;
+	ok(w.snap.n == 2 && keys[1] == (9 << 2 | PKS_CTX_TASK) && wins[1].tid == 9 &&
+	   wins[1].start_ns == direct[5].start_ns,
+	   "windows: a direct record is keyed by its thread, after the hash map's");
+	pks_map_dump_free(&w.snap);
+}
+
 /* --folded: outermost frame first, functions only, the count last. */
 static void test_folded(void)
 {
@@ -970,6 +994,7 @@ int main(int argc, char **argv)
 	test_format();
 	test_report();
 	test_windows();
+	test_windows_direct();
 	test_folded();
 	test_check_output();
 	printf("# pksfault unit: %d tests, %d failed\n", total, failed);

@@ -22,6 +22,7 @@
 #include "summary.h"
 #include "opts.h"
 #include "rollup.h"
+#include "rows.h"
 #include "view.h"
 
 static int failed;
@@ -847,6 +848,45 @@ static void test_rollups(void)
 	free(out);
 }
 
+/*
+ * The direct rows: a sample takes the live ones, each under its own TID,
+ * and freeing one resets it (key -1) and leaves the others; a TID whose
+ * slot another thread owns, or a per-CPU row, is not the array's.
+ */
+static void test_direct_rows(void)
+{
+	static struct pkstop_thread rows[PKSTOP_DIRECT_ROWS];
+	struct pks_map_dump snap = {};
+	const __u32 *keys;
+	const struct pkstop_thread *vals;
+	__u32 a = 7, b = PKSTOP_DIRECT_ROWS + 9;
+	int err;
+
+	pkstop_rows_init(rows);
+	check(rows[0].key == -1 && !rows[0].tid && rows[PKSTOP_DIRECT_ROWS - 1].key == -1,
+	      "direct rows: all free (key -1, no TID) before the programs attach");
+	rows[a].tid = a;
+	rows[a].c[1].opens = 5;
+	rows[b % PKSTOP_DIRECT_ROWS].tid = b;
+	rows[b % PKSTOP_DIRECT_ROWS].pid = 3;
+	err = pkstop_rows_append(rows, &snap);
+	check(!err && snap.n == 2, "direct rows: a sample takes the 2 live rows (took %zu)", snap.n);
+	keys = snap.keys;
+	vals = snap.values;
+	check(snap.n == 2 && keys[0] == a && vals[0].c[1].opens == 5 && keys[1] == b &&
+	      vals[1].pid == 3, "direct rows: each under its own TID, with its counts");
+	check(!pkstop_rows_forget(rows, a + PKSTOP_DIRECT_ROWS) && rows[a].tid == a,
+	      "direct rows: a TID whose slot another thread owns is not freed there");
+	check(!pkstop_rows_forget(rows, PKS_ROW_IDLE | (a & 0xff)),
+	      "direct rows: a per-CPU row is never the array's");
+	check(pkstop_rows_forget(rows, a) && !rows[a].tid && rows[a].key == -1 &&
+	      !rows[a].c[1].opens && rows[b % PKSTOP_DIRECT_ROWS].tid == b,
+	      "direct rows: freeing one resets it (key -1, counts 0) and leaves the others");
+	err = pkstop_rows_append(rows, &snap);
+	check(!err && snap.n == 3, "direct rows: a sample appends to the hash map's rows (2 + 1 live)");
+	pks_map_dump_free(&snap);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "json")) {
@@ -893,6 +933,7 @@ int main(int argc, char **argv)
 		return failed ? 1 : 0;
 	}
 	test_opts();
+	test_direct_rows();
 	test_cpu_rows();
 	test_openmetrics();
 	test_keys();

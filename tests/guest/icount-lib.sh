@@ -1,0 +1,57 @@
+# shellcheck shell=bash
+# Measures for an icount boot (vm/run.sh --icount), sourced after lib.sh:
+# there every ns is one retired instruction (each REP iteration counts,
+# WRMSR one; not cycles).  Used by make test's budget guard
+# (budget.sh) and make bench's instruction rows (bench-icount.sh).
+
+# write_insns: instructions per 4 KiB O_DIRECT write to /dev/pmem0 (an
+# fsdax namespace, so that every write opens a window): fio's mean
+# latency of 4000 writes, after 500 that warm what the first ones set up.
+# Nothing when fio fails.
+write_insns() {
+	local job=(fio --name=w --filename=/dev/pmem0 --rw=write --bs=4k --ioengine=psync
+		--direct=1 --size=64M --output-format=json)
+	"${job[@]}" --number_ios=500 >/dev/null 2>&1 || return 0
+	"${job[@]}" --number_ios=4000 2>/dev/null | python3 -c 'import json, sys
+w = json.load(sys.stdin)["jobs"][0]["write"]
+if w["total_ios"] == 4000:
+    print(round(w["lat_ns"]["mean"]))' 2>/dev/null
+}
+
+# pair_insns VERB N: instructions per pair of the hooks' windowbench or
+# kmapbench (N pairs), as the hook reports them.
+pair_insns() {
+	hook "$1" "$2" | sed -n 's/.* ns_per_pair=\([0-9.]*\) .*/\1/p'
+}
+
+# pkstop_start OUT / pkstop_stop: pkstop --json 1 in the background,
+# returning once its first sample is out (attached and armed);
+# pkstop_stop waits for one more sample (pkstop's last, partial interval
+# is in no sample), ends it and prints the window opens its samples
+# counted: the evidence that it was attached while the caller measured.
+PKSTOP=${PKSTOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/tools/pkstop}
+samples() { grep -c '"type":"sample"' "$1" 2>/dev/null; }
+pkstop_start() {
+	PKSTOP_OUT=$1
+	"$PKSTOP" --json 1 >"$PKSTOP_OUT" 2>"$PKSTOP_OUT.err" &
+	PKSTOP_PID=$!
+	for _ in $(seq 600); do
+		[ "$(samples "$PKSTOP_OUT")" -gt 0 ] && return 0
+		kill -0 "$PKSTOP_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+pkstop_stop() {
+	local n
+	n=$(samples "$PKSTOP_OUT")
+	for _ in $(seq 100); do
+		[ "$(samples "$PKSTOP_OUT")" -gt "$n" ] && break
+		sleep 0.1
+	done
+	kill -INT "$PKSTOP_PID" 2>/dev/null
+	wait "$PKSTOP_PID" 2>/dev/null
+	python3 -c 'import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if "\"type\":\"sample\"" in l]
+print(sum(d["totals"]["opens"] for d in s))' "$PKSTOP_OUT" 2>/dev/null
+}
