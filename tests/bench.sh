@@ -227,6 +227,18 @@ done
 for r in 1 2; do
 	guest_bench "$r" icount on bench-icount.sh --icount
 done
+# Protection on vs off in instructions (bench-icount-prot.sh), two boots
+# of each side, in alternating order like the wall-clock sides.
+for r in 1 2; do
+	for side in $(in_order "$r" on off); do
+		if [ "$side" = on ]; then
+			guest_bench "$r" icount-on on bench-icount-prot.sh --icount
+		else
+			guest_bench "$r" icount-off off bench-icount-prot.sh --icount \
+				--append dev_access_protection=off
+		fi
+	done
+done
 
 # --- figures ---------------------------------------------------------------
 # summary [full|med|n|range]: of the numbers on stdin (anything else, such
@@ -355,7 +367,7 @@ report=$run_dir/report.md
 	echo
 	echo "## Validity"
 	echo
-	for side in pmem-on pmem-off pksfault pkstop icount; do
+	for side in pmem-on pmem-off pksfault pkstop icount icount-on icount-off; do
 		echo "- $side: valid boots (run index):${valid[$side]:- none} of $runs; protection evidence" \
 			"(key owned by Device Memory, key the kernel announced, its \"turned off\" message, command line):" \
 			"$(evidence_summary "$side")"
@@ -471,6 +483,24 @@ report=$run_dir/report.md
 	echo "- evidence each tool was attached: pkstop's window opens $(each icount:icount_pkstop_opens);" \
 		"pksfault's windows closed ${pm[icount:icount_pksfault_windows_closed.raw]:-none} (last boot);" \
 		"bpftrace's events counted $(each icount:icount_bpftrace_events)"
+	echo
+	echo "## Protection in instructions (icount)"
+	echo
+	echo "Boots of vm/run.sh --icount with device memory protected, and with dev_access_protection=off (retired"
+	echo "instructions, not cycles).  Valid boots (run index): on${valid[icount-on]:- none}, off${valid[icount-off]:- none} of 2."
+	echo
+	echo "| per 4 KiB O_DIRECT request to an fsdax namespace's block device | protection on, each boot | off, each boot | off / on (medians) |"
+	echo "|---|---|---|---|"
+	for rw in write read; do
+		echo "| $rw | $(each "icount-on:icount_prot_$rw") | $(each "icount-off:icount_prot_$rw") |" \
+			"$(ratio "$(med "icount-off:icount_prot_$rw")" "$(med "icount-on:icount_prot_$rw")") |"
+	done
+	echo
+	echo "| dev_access_enable()/disable() pair (hooks windowbench 100000) | each boot |"
+	echo "|---|---|"
+	echo "| per loop iteration, pair included | $(each icount-on:icount_prot_pair) |"
+	echo "| per loop iteration, the loop alone | $(each icount-on:icount_prot_loop) |"
+	echo "| the pair (medians' difference) | $(minus "$(med icount-on:icount_prot_pair)" "$(med icount-on:icount_prot_loop)" 1) |"
 	echo
 	echo "## Build, boot, test"
 	echo

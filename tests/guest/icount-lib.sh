@@ -4,19 +4,20 @@
 # WRMSR one; not cycles).  Used by make test's budget guard
 # (budget.sh) and make bench's instruction rows (bench-icount.sh).
 
-# write_insns: instructions per 4 KiB O_DIRECT write to /dev/pmem0 (an
-# fsdax namespace, so that every write opens a window): fio's mean
-# latency of 4000 writes, after 500 that warm what the first ones set up.
-# Nothing when fio fails.
-write_insns() {
-	local job=(fio --name=w --filename=/dev/pmem0 --rw=write --bs=4k --ioengine=psync
+# io_insns write|read: instructions per 4 KiB O_DIRECT write or read of
+# /dev/pmem0 (an fsdax namespace, so that every request opens a window
+# when device memory is protected): fio's mean latency of 4000 requests,
+# after 500 that warm what the first ones set up.  Nothing when fio fails.
+io_insns() {
+	local job=(fio --name=w --filename=/dev/pmem0 --rw="$1" --bs=4k --ioengine=psync
 		--direct=1 --size=64M --output-format=json)
 	"${job[@]}" --number_ios=500 >/dev/null 2>&1 || return 0
 	"${job[@]}" --number_ios=4000 2>/dev/null | python3 -c 'import json, sys
-w = json.load(sys.stdin)["jobs"][0]["write"]
+w = json.load(sys.stdin)["jobs"][0][sys.argv[1]]
 if w["total_ios"] == 4000:
-    print(round(w["lat_ns"]["mean"]))' 2>/dev/null
+    print(round(w["lat_ns"]["mean"]))' "$1" 2>/dev/null
 }
+write_insns() { io_insns write; }
 
 # pair_insns VERB N: instructions per pair of the hooks' windowbench or
 # kmapbench (N pairs), as the hook reports them.
