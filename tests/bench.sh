@@ -489,10 +489,10 @@ report=$run_dir/report.md
 	echo "Boots of vm/run.sh --icount with device memory protected, and with dev_access_protection=off (retired"
 	echo "instructions, not cycles).  Valid boots (run index): on${valid[icount-on]:- none}, off${valid[icount-off]:- none} of 2."
 	echo
-	echo "| per 4 KiB O_DIRECT request to an fsdax namespace's block device | protection on, each boot | off, each boot | off / on (medians) |"
+	echo "| per 4 KiB O_DIRECT request to an fsdax namespace (block device, or a file on ext4 -o dax) | protection on, each boot | off, each boot | off / on (medians) |"
 	echo "|---|---|---|---|"
-	for rw in write read; do
-		echo "| $rw | $(each "icount-on:icount_prot_$rw") | $(each "icount-off:icount_prot_$rw") |" \
+	for rw in write read ext4_write ext4_read; do
+		echo "| ${rw/ext4_/ext4-dax file, } | $(each "icount-on:icount_prot_$rw") | $(each "icount-off:icount_prot_$rw") |" \
 			"$(ratio "$(med "icount-off:icount_prot_$rw")" "$(med "icount-on:icount_prot_$rw")") |"
 	done
 	echo

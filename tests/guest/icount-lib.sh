@@ -4,12 +4,13 @@
 # WRMSR one; not cycles).  Used by make test's budget guard
 # (budget.sh) and make bench's instruction rows (bench-icount.sh).
 
-# io_insns write|read: instructions per 4 KiB O_DIRECT write or read of
-# /dev/pmem0 (an fsdax namespace, so that every request opens a window
-# when device memory is protected): fio's mean latency of 4000 requests,
-# after 500 that warm what the first ones set up.  Nothing when fio fails.
+# io_insns write|read [FILE]: instructions per 4 KiB O_DIRECT write or
+# read of FILE, by default /dev/pmem0 (an fsdax namespace, so that every
+# request opens a window when device memory is protected): fio's mean
+# latency of 4000 requests, after 500 that warm what the first ones set
+# up.  Nothing when fio fails.
 io_insns() {
-	local job=(fio --name=w --filename=/dev/pmem0 --rw="$1" --bs=4k --ioengine=psync
+	local job=(fio --name=w --filename="${2:-/dev/pmem0}" --rw="$1" --bs=4k --ioengine=psync
 		--direct=1 --size=64M --output-format=json)
 	"${job[@]}" --number_ios=500 >/dev/null 2>&1 || return 0
 	"${job[@]}" --number_ios=4000 2>/dev/null | python3 -c 'import json, sys
