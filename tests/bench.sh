@@ -240,6 +240,28 @@ for r in 1 2; do
 	done
 done
 
+# A window leaked to user space on this kernel, which has no
+# CONFIG_PKS_DEBUG: the exit path must close and count it in every build.
+# The WARN it gives fails the run (exit 125), which is the point; the
+# guest's own checks and the console say whether it was closed.
+leak_check() {
+	local log=$run_dir/leakuser.log rc=0
+	rm -f "$run_dir/pmem.img"
+	"$ROOT/vm/run.sh" --quiet --timeout 300 --log "$log" --pmem "$run_dir/pmem.img" \
+		"$ROOT/tests/guest/provoke.sh" leakuser >/dev/null 2>&1 || rc=$?
+	rm -f "$run_dir/pmem.img"
+	if [ "$rc" = 125 ] && grep -q '^ok - verdict-leakuser: the window left open was counted' "$log" &&
+		grep -q "^ok - verdict-leakuser: and closed: every CPU's PKRS is the default" "$log" &&
+		grep -q 'pks: .* returns to user space with PKRS .*: closed' "$log.console"; then
+		leak_result="closed, counted and reported (WARN)"
+	else
+		leak_result="NOT as expected: vm/run.sh exit $rc (log: ${log#"$ROOT"/})"
+		refuse "leaked-window check: $leak_result"
+	fi
+}
+echo "bench: a window leaked to user space" >&2
+leak_check
+
 # --- figures ---------------------------------------------------------------
 # summary [full|med|n|range]: of the numbers on stdin (anything else, such
 # as "n/a" or "failed", is no sample): "median M (n=N, min/max L/H)", or
@@ -373,6 +395,7 @@ report=$run_dir/report.md
 			"$(evidence_summary "$side")"
 	done
 	echo "- tracepoints on/off order in the valid pmem-on boots, by run:${valid[pmem-on]:- none} ->${pm[pmem-on:order_tracepoints]:- none}"
+	echo "- a window leaked to user space on this kernel (no CONFIG_PKS_DEBUG): $leak_result"
 	if [ ${#invalid[@]} -eq 0 ]; then
 		echo "- no run refused"
 	else
