@@ -12,7 +12,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"	# DBG, HOOKS, ns_mode
 . "$(dirname "$0")/bench-lib.sh"	# protection_evidence
-. "$(dirname "$0")/icount-lib.sh"	# write_insns, pair_insns, pkstop_*
+. "$(dirname "$0")/icount-lib.sh"	# write_insns, pair_insns, wait_for, pkstop_*
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKSFAULT=${PKSFAULT:-$ROOT/build/tools/pksfault}
 FLOOR=${FLOOR:-$ROOT/build/floor/floor}
@@ -22,17 +22,6 @@ PAIRS=20000
 measure() {	# VARIANT: its two figures
 	echo "BENCH icount_write_$1=$(write_insns)"
 	echo "BENCH icount_pair_$1=$(pair_insns windowbench "$PAIRS")"
-}
-
-# wait_for FILE REGEX PID: until FILE has a line matching REGEX (the
-# tool attached), or PID ends, or 60 s
-wait_for() {
-	for _ in $(seq 600); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
 }
 
 floor() {

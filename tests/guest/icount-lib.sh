@@ -26,6 +26,17 @@ pair_insns() {
 	hook "$1" "$2" | sed -n 's/.* ns_per_pair=\([0-9.]*\) .*/\1/p'
 }
 
+# wait_for FILE REGEX PID: until FILE has a line matching REGEX (the
+# tool attached), or PID ends, or 60 s
+wait_for() {
+	for _ in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # pkstop_start OUT / pkstop_stop: pkstop --json 1 in the background,
 # returning once its first sample is out (attached and armed);
 # pkstop_stop waits for one more sample (pkstop's last, partial interval
@@ -37,12 +48,7 @@ pkstop_start() {
 	PKSTOP_OUT=$1
 	"$PKSTOP" --json 1 >"$PKSTOP_OUT" 2>"$PKSTOP_OUT.err" &
 	PKSTOP_PID=$!
-	for _ in $(seq 600); do
-		[ "$(samples "$PKSTOP_OUT")" -gt 0 ] && return 0
-		kill -0 "$PKSTOP_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	wait_for "$PKSTOP_OUT" '"type":"sample"' "$PKSTOP_PID"
 }
 pkstop_stop() {
 	local n
