@@ -300,7 +300,13 @@ pair() {	# LABEL SIDE:KEY BASE-SIDE:BASE-KEY: one comparison row
 # The icount rows: every boot's figure, and differences of medians.
 declare -A icount_label=([bare]="bare" [floor]="empty programs on the two window events (tests/floor)"
 	[pkstop]="pkstop --json 1" [pksfault]="pksfault --leak 1000 --hist"
+	[pksfault_faults]="pksfault (stray faults only)" [pksfault_leak]="pksfault --leak 1000"
+	[pksfault_hist]="pksfault --hist"
 	[bpftrace]="bpftrace one-liner counting the four pks events per thread")
+declare -A floor_part_label=([ktime]="bpf_ktime_get_ns(): a window's start and end"
+	[pid_tgid]="bpf_get_current_pid_tgid(): whose event"
+	[preempt_count]="bpf_this_cpu_ptr(&__preempt_count): which context"
+	[percpu_lookup]="a per-CPU array lookup and an increment: a counter")
 each() {	# SIDE:KEY: each valid boot's value, in run order
 	local v
 	v=$(vals "$1" | grep . | paste -sd, - | sed 's/,/, /g')
@@ -488,7 +494,7 @@ report=$run_dir/report.md
 	echo
 	echo "| per 4 KiB O_DIRECT write to fsdax pmem | instructions, each boot | added vs bare (medians) | bare / with |"
 	echo "|---|---|---|---|"
-	for v in bare floor pkstop pksfault bpftrace; do
+	for v in bare floor pkstop pksfault pksfault_faults pksfault_leak pksfault_hist bpftrace; do
 		echo "| ${icount_label[$v]} | $(each "icount:icount_write_$v") |" \
 			"$(minus "$(med "icount:icount_write_$v")" "$(med icount:icount_write_bare)" 1) |" \
 			"$(ratio "$(med icount:icount_write_bare)" "$(med "icount:icount_write_$v")") |"
@@ -496,15 +502,26 @@ report=$run_dir/report.md
 	echo
 	echo "| per pks event (windowbench: one enable and one disable event per pair) | pair, each boot | per event added vs bare | per event added vs the floor |"
 	echo "|---|---|---|---|"
-	for v in bare floor pkstop pksfault bpftrace; do
+	for v in bare floor pkstop pksfault pksfault_faults pksfault_leak pksfault_hist bpftrace; do
 		echo "| ${icount_label[$v]} | $(each "icount:icount_pair_$v") |" \
 			"$(minus "$(med "icount:icount_pair_$v")" "$(med icount:icount_pair_bare)" 2) |" \
 			"$(minus "$(med "icount:icount_pair_$v")" "$(med icount:icount_pair_floor)" 2) |"
 	done
 	echo
+	echo "Where a tool's per-event instructions go: the floor's programs doing one thing each that the tools do at"
+	echo "every event (bpf/floor.bpf.c; this kernel calls each of these helpers, none is inlined)."
+	echo
+	echo "| one part of a tool's per-event work | pair, each boot | per event added vs the floor |"
+	echo "|---|---|---|"
+	for v in ktime pid_tgid preempt_count percpu_lookup; do
+		echo "| ${floor_part_label[$v]} | $(each "icount:icount_pair_floor_$v") |" \
+			"$(minus "$(med "icount:icount_pair_floor_$v")" "$(med icount:icount_pair_floor)" 2) |"
+	done
+	echo
 	echo "- bare again after the tools, write / pair: $(each icount:icount_write_bare_after) / $(each icount:icount_pair_bare_after)"
 	echo "- evidence each tool was attached: pkstop's window opens $(each icount:icount_pkstop_opens);" \
-		"pksfault's windows closed ${pm[icount:icount_pksfault_windows_closed.raw]:-none} (last boot);" \
+		"pksfault's windows closed ${pm[icount:icount_pksfault_windows_closed.raw]:-none} (last boot; with --leak only" \
+		"${pm[icount:icount_pksfault_leak_windows_closed.raw]:-none}, faults only ${pm[icount:icount_pksfault_faults_windows_closed.raw]:-none});" \
 		"bpftrace's events counted $(each icount:icount_bpftrace_events)"
 	echo
 	echo "## Protection in instructions (icount)"
@@ -518,6 +535,24 @@ report=$run_dir/report.md
 		echo "| ${rw/ext4_/ext4-dax file, } | $(each "icount-on:icount_prot_$rw") | $(each "icount-off:icount_prot_$rw") |" \
 			"$(ratio "$(med "icount-off:icount_prot_$rw")" "$(med "icount-on:icount_prot_$rw")") |"
 	done
+	echo
+	echo "| per operation (tests/guest/opbench.c; the guest clock around the operation only) | protection on, each boot | off, each boot | off / on (medians) |"
+	echo "|---|---|---|---|"
+	declare -A op_label=([ext4_fsync]="ext4-dax: store to a cleaned page of a shared mapping, then fsync"
+		[ext4_fault]="ext4-dax: write fault on a fresh shared mapping"
+		[xfs_cow]="xfs -o dax, reflink: write fault on a cloned extent (copy on write)"
+		[devdax_fault]="device-dax: fault of a fresh shared mapping (2 MiB)")
+	for op in ext4_fsync ext4_fault xfs_cow devdax_fault; do
+		echo "| ${op_label[$op]} | $(each "icount-on:icount_prot_$op") | $(each "icount-off:icount_prot_$op") |" \
+			"$(ratio "$(med "icount-off:icount_prot_$op")" "$(med "icount-on:icount_prot_$op")") |"
+	done
+	echo
+	echo "| entry and exit, protection on (hooks irqbench 5000, switchbench 5000) | no key open, each boot | a key open, each boot | added by the open key (medians) |"
+	echo "|---|---|---|---|"
+	echo "| self-interrupt (irq_work IPI), queue to handled | $(each icount-on:icount_prot_irq) | $(each icount-on:icount_prot_irq_open) |" \
+		"$(minus "$(med icount-on:icount_prot_irq_open)" "$(med icount-on:icount_prot_irq)" 1) |"
+	echo "| context switch between two threads on one CPU (completions) | $(each icount-on:icount_prot_switch) | $(each icount-on:icount_prot_switch_open) |" \
+		"$(minus "$(med icount-on:icount_prot_switch_open)" "$(med icount-on:icount_prot_switch)" 1) |"
 	echo
 	echo "| dev_access_enable()/disable() pair (hooks windowbench 100000) | each boot |"
 	echo "|---|---|"

@@ -20,6 +20,8 @@ build() {
 }
 build test_pks "$st/x86/test_pks.c"
 build protection_keys "$st/vm/protection_keys.c" -mxsave
+# make bench's DAX operations in instructions (bench-icount-prot.sh).
+build opbench "$ROOT/tests/guest/opbench.c"
 # For the CO-RE tests: a kernel BTF without a member (see its comment).
 build btf_without "$ROOT/tests/guest/btf_without.c" -lbpf -lelf -lz -lzstd
 # The project's own device-memory hooks, an out-of-tree module that the

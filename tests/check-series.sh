@@ -19,7 +19,13 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 failed=()
 start=$(date +%s)
 commits=$(git -C "$KSRC" rev-list --count base..HEAD)
-steps=$((2 * commits))
+# The end of the core part: the commit before the first one that touches
+# mm/memremap.c (device-memory protection builds on the core from there).
+core_end=$(git -C "$KSRC" rev-list --reverse base..HEAD -- mm/memremap.c | head -n 1)
+[ -n "$core_end" ] && core_end=$(git -C "$KSRC" rev-parse "$core_end^")
+# Every commit in both configs, then one boot of the test kernel there
+# (the end of the series boots in every make test).
+steps=$((2 * commits + 1))
 
 # A run stopped early (the session ended, the machine was needed) resumes
 # after the last step its record says passed, for the same series: the
@@ -43,7 +49,8 @@ record() {
 	{
 		echo "series: $(series_id)"
 		echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-		echo "commits: $commits, configs: pks nopks"
+		echo "commits: $commits, configs: pks nopks;" \
+			"boot: the test kernel at the end of the core part ($(git -C "$KSRC" log -1 --format='%h %s' "$core_end"))"
 		echo "result: $((skip + TEST_PASSED)) passed, $TEST_FAILED failed, in $((earlier + $(date +%s) - start)) s" \
 			"$([ "$((skip + done))" -lt "$steps" ] && echo "(stopped after $((skip + done)) of $steps steps)")"
 		echo "steps passed in order: $((TEST_FAILED ? skip + first_fail : skip + done))"
@@ -94,4 +101,37 @@ for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do
 		record
 	done
 done
+# The test kernel (make test's config) at the end of the core part, booted
+# with the core suite: the core stands alone before device memory uses it.
+# Its own worktree and objects, so that the steps above, which check out
+# every commit, do not make it rebuild from scratch each night.
+plan_load
+core_wt=$BUILD/series-core
+core_obj=$BUILD/series-obj-core
+core_boot() {
+	[ -n "$core_end" ] || { echo "no commit touches mm/memremap.c: where does the core part end?"; return 1; }
+	if [ ! -e "$core_wt/.git" ]; then
+		rm -rf "$core_wt"
+		git -C "$KSRC" worktree prune
+		git -C "$KSRC" worktree add -q --detach "$core_wt" "$core_end" || return 1
+	fi
+	git -C "$core_wt" checkout -q --detach "$core_end" &&
+		PKS_KSRC=$core_wt PKS_KOBJ=$core_obj "$ROOT/kernel/build.sh" &&
+		mkdir -p "$core_obj/guest" &&
+		gcc -O2 -Wall -static -I "$core_wt/tools/testing/selftests" -o "$core_obj/guest/test_pks" \
+			"$core_wt/tools/testing/selftests/x86/test_pks.c" -lrt -lpthread &&
+		gcc -O2 -Wall -static -mxsave -I "$core_wt/tools/testing/selftests" -o "$core_obj/guest/protection_keys" \
+			"$core_wt/tools/testing/selftests/vm/protection_keys.c" -lrt -lpthread &&
+		PKS_KERNEL=$core_obj/arch/x86/boot/bzImage PKS_GUEST_BIN=$core_obj/guest PKS_GUEST_CORE_PART=1 \
+			"$ROOT/vm/run.sh" --kernel-fault-mode --timeout 600 --log "$core_obj/core.log" \
+			--append pks-test-on-boot "$ROOT/tests/guest/core.sh" &&
+		[ "$(grep -c '^ok - core:' "$core_obj/core.log")" = "${PLAN[core]}" ] &&
+		! grep -q '^not ok' "$core_obj/core.log"
+}
+n=$((n + 1))
+if [ "$n" -gt "$skip" ]; then
+	tap_run "boots at the end of the core part, core suite passes" series-core-boot core_boot ||
+		{ [ "$TEST_FAILED" -gt 1 ] || first_fail=$((TEST_PASSED)); failed+=("boot at the end of the core part"); }
+	record
+fi
 tap_summary

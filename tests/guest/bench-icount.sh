@@ -6,7 +6,9 @@
 # --leak 1000 --hist and the bpftrace one-liner counting the four pks
 # window/fault events per thread: instructions per 4 KiB O_DIRECT write to
 # fsdax pmem, and per window pair of the hooks' windowbench, which emits
-# two events (one enable, one disable) and nothing else.  Each tool's own
+# two events (one enable, one disable) and nothing else; pksfault also in
+# each of its other modes, and the floor's programs doing one part each of
+# the tools' per-event work (per pair only).  Each tool's own
 # count is printed as evidence that it was attached while measured.
 # Prints "BENCH name=value" lines (tests/bench.sh parses them).
 set -uo pipefail
@@ -24,14 +26,18 @@ measure() {	# VARIANT: its two figures
 	echo "BENCH icount_pair_$1=$(pair_insns windowbench "$PAIRS")"
 }
 
+# floor [PART]: the empty programs (both figures), or the programs doing
+# one PART of what the tools do at each event (the pair only).
 floor() {
 	local pid
-	"$FLOOR" >"$OUT/floor.out" 2>&1 &
+	"$FLOOR" "${1:-empty}" >"$OUT/floor.out" 2>&1 &
 	pid=$!
-	if wait_for "$OUT/floor.out" '^attached' "$pid"; then
+	if ! wait_for "$OUT/floor.out" '^attached' "$pid"; then
+		echo "BENCH icount_floor${1:+_$1}_error=$(head -c 200 "$OUT/floor.out" | tr '\n' ' ')"
+	elif [ -z "${1:-}" ]; then
 		measure floor
 	else
-		echo "BENCH icount_floor_error=$(head -c 200 "$OUT/floor.out" | tr '\n' ' ')"
+		echo "BENCH icount_pair_floor_$1=$(pair_insns windowbench "$PAIRS")"
 	fi
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
@@ -46,18 +52,21 @@ pkstop() {
 	fi
 }
 
+# pksfault VARIANT [OPTIONS...]: pksfault in one mode (faults only with
+# no options), and the windows its summary counted, as evidence.
 pksfault() {
-	local pid
-	"$PKSFAULT" --leak 1000 --hist --json -d 100000 >"$OUT/pksfault.json" 2>"$OUT/pksfault.err" &
+	local name=$1 pid
+	shift
+	"$PKSFAULT" "$@" --json -d 100000 >"$OUT/pksfault.json" 2>"$OUT/pksfault.err" &
 	pid=$!
 	if wait_for "$OUT/pksfault.err" 'pksfault: tracing' "$pid"; then
-		measure pksfault
+		measure "$name"
 	else
-		echo "BENCH icount_pksfault_error=$(head -c 200 "$OUT/pksfault.err" | tr '\n' ' ')"
+		echo "BENCH icount_${name}_error=$(head -c 200 "$OUT/pksfault.err" | tr '\n' ' ')"
 	fi
 	kill -INT "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
-	echo "BENCH icount_pksfault_windows_closed=$(python3 -c 'import json, sys
+	echo "BENCH icount_${name}_windows_closed=$(python3 -c 'import json, sys
 s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
 print(s["windows_closed"], "lost", s["lost_events"])' "$OUT/pksfault.json" 2>/dev/null)"
 }
@@ -83,8 +92,14 @@ protection_evidence	# first: the boot's messages are all still in dmesg
 ns_mode fsdax mem || { echo "BENCH error=ns_mode"; exit 1; }
 measure bare
 floor
+for part in ktime pid_tgid preempt_count percpu_lookup; do
+	floor "$part"
+done
 pkstop
-pksfault
+pksfault pksfault --leak 1000 --hist
+pksfault pksfault_faults
+pksfault pksfault_leak --leak 1000
+pksfault pksfault_hist --hist
 bpftrace_one_liner
 # Bare again: the figures the tools were compared with still hold.
 echo "BENCH icount_write_bare_after=$(write_insns)"

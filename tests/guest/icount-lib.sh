@@ -20,6 +20,12 @@ if w["total_ios"] == 4000:
 }
 write_insns() { io_insns write; }
 
+# op_insns OP PATH N: instructions per operation of opbench (see
+# tests/guest/opbench.c); nothing when it fails.
+op_insns() {
+	"$GUEST_BIN/opbench" "$@" 2>/dev/null | sed -n 's/.* ns_per_op=\([0-9.]*\) .*/\1/p'
+}
+
 # pair_insns VERB N: instructions per pair of the hooks' windowbench or
 # kmapbench (N pairs), as the hook reports them.
 pair_insns() {

@@ -4,7 +4,7 @@
 
 SUITE=${SUITE:-guest}
 DBG=/sys/kernel/debug/x86
-GUEST_BIN=${GUEST_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/guest}
+GUEST_BIN=${PKS_GUEST_BIN:-${GUEST_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/guest}}
 failures=0
 
 pass() { echo "ok - $SUITE: $*"; }

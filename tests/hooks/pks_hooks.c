@@ -133,6 +133,20 @@
  *	be N * ICOUNTLOOP_INSNS (plus the timing's own few hundred).
  *	-> "icountloop iterations=N insns_per_iteration=4 ns=NS"
  *
+ *   irqbench N
+ *	time N self-interrupts (a hard irq_work, raised by IPI to this CPU,
+ *	each waited for), first with no window open, then inside one: the
+ *	second pays what entry and exit do for an interrupted thread that
+ *	holds a key (the default PKRS on entry, the thread's back on exit).
+ *	-> "irqbench n=N ns_per_irq=X.YY ns_per_irq_open=X.YY"
+ *
+ *   switchbench N
+ *	time N round trips between this thread and a kthread on the same
+ *	CPU (two context switches each, by completions), first with no
+ *	window open, then with this thread holding one, so that every
+ *	switch changes PKRS.
+ *	-> "switchbench n=N ns_per_switch=X.YY ns_per_switch_open=X.YY"
+ *
  * The module cannot be unloaded: the kthreads of "windows" and "leak"
  * may outlive the command that started them.
  */
@@ -145,6 +159,7 @@
 #include <linux/hrtimer.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/interrupt.h>
+#include <linux/irq_work.h>
 #include <linux/io.h>
 #include <linux/kdebug.h>
 #include <linux/kthread.h>
@@ -1294,6 +1309,117 @@ static int run_icountloop(unsigned int n)
 	return 0;
 }
 
+/* irqbench: an empty handler, run in hard interrupt context. */
+static void irqbench_fn(struct irq_work *work)
+{
+}
+
+static struct irq_work irqbench_work = IRQ_WORK_INIT_HARD(irqbench_fn);
+
+/* Nanoseconds for @n self-interrupts, inside a window if @open. */
+static u64 time_irqs(unsigned int n, bool open)
+{
+	unsigned int i;
+	u64 start, ns;
+
+	preempt_disable();
+	if (open)
+		dev_access_enable();
+	start = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		irq_work_queue(&irqbench_work);
+		/* irq_work_sync() may sleep; this waits with preemption off. */
+		while (irq_work_is_busy(&irqbench_work))
+			cpu_relax();
+	}
+	ns = ktime_get_ns() - start;
+	if (open)
+		dev_access_disable();
+	preempt_enable();
+	return ns;
+}
+
+static int run_irqbench(unsigned int n)
+{
+	u64 cns = centi_ns_per_call(time_irqs(n, false), n);
+	u64 cns_open = centi_ns_per_call(time_irqs(n, true), n);
+
+	scnprintf(result, sizeof(result),
+		  "irqbench n=%u ns_per_irq=%llu.%02llu ns_per_irq_open=%llu.%02llu\n",
+		  n, cns / 100, cns % 100, cns_open / 100, cns_open % 100);
+	return 0;
+}
+
+/* switchbench: the partner kthread answers each ping with a pong. */
+struct switchbench {
+	struct completion ping, pong;
+	unsigned int n;
+};
+
+static int switchbench_partner(void *data)
+{
+	struct switchbench *sb = data;
+	unsigned int i;
+
+	for (i = 0; i < sb->n; i++) {
+		wait_for_completion(&sb->ping);
+		complete(&sb->pong);
+	}
+	return 0;
+}
+
+/* Nanoseconds for @n round trips, with a window held if @open; 0 on error. */
+static u64 time_switches(unsigned int n, bool open)
+{
+	struct switchbench sb = { .n = n };
+	struct task_struct *partner;
+	unsigned int i;
+	u64 start, ns;
+
+	init_completion(&sb.ping);
+	init_completion(&sb.pong);
+	/* Both on this CPU: every round trip is two context switches. */
+	migrate_disable();
+	partner = kthread_create(switchbench_partner, &sb, "pks-switchbench");
+	if (IS_ERR(partner)) {
+		migrate_enable();
+		return 0;
+	}
+	kthread_bind(partner, smp_processor_id());
+	get_task_struct(partner);
+	wake_up_process(partner);
+	if (open)
+		dev_access_enable();
+	start = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		complete(&sb.ping);
+		wait_for_completion(&sb.pong);
+	}
+	ns = ktime_get_ns() - start;
+	if (open)
+		dev_access_disable();
+	migrate_enable();
+	/* It returns after its last pong: it touches @sb no more. */
+	kthread_stop(partner);
+	put_task_struct(partner);
+	return ns;
+}
+
+static int run_switchbench(unsigned int n)
+{
+	u64 ns = time_switches(n, false), ns_open = time_switches(n, true);
+	u64 cns, cns_open;
+
+	if (!ns || !ns_open)
+		return -ENOMEM;
+	cns = centi_ns_per_call(ns, 2 * n);
+	cns_open = centi_ns_per_call(ns_open, 2 * n);
+	scnprintf(result, sizeof(result),
+		  "switchbench n=%u ns_per_switch=%llu.%02llu ns_per_switch_open=%llu.%02llu\n",
+		  n, cns / 100, cns % 100, cns_open / 100, cns_open % 100);
+	return 0;
+}
+
 /* A reference on the dev_pagemap of the protected page at @phys, or NULL. */
 static struct dev_pagemap *get_protected_pgmap(phys_addr_t phys)
 {
@@ -1375,6 +1501,11 @@ static int run_command(const char *buf)
 			return -EINVAL;
 		return verb[0] == 'w' ? run_bench("windowbench", window_pair, n) :
 					run_kmapbench(n);
+	}
+	if (!strcmp(verb, "irqbench") || !strcmp(verb, "switchbench")) {
+		if (sscanf(buf, "%*s %u %c", &n, &extra) != 1 || !n || n > 1000000)
+			return -EINVAL;
+		return verb[0] == 'i' ? run_irqbench(n) : run_switchbench(n);
 	}
 	if (!strcmp(verb, "windows")) {
 		if (sscanf(buf, "windows %u %u %u %c", &depth, &hz, &seconds,
