@@ -86,7 +86,7 @@ install:
 	done
 	install -d "$(DESTDIR)$(SBINDIR)" "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(COMPLETIONDIR)"
 	install -m 0755 "$(TOOLS_OUT)/pksfault" "$(TOOLS_OUT)/pkstop" "$(DESTDIR)$(SBINDIR)/"
-	install -m 0644 tools/pksfault.8 pkstop/pkstop.8 "$(DESTDIR)$(MANDIR)/man8/"
+	install -m 0644 tools/pksfault/pksfault.8 pkstop/pkstop.8 "$(DESTDIR)$(MANDIR)/man8/"
 	install -m 0644 tools/completion/pksfault tools/completion/pkstop "$(DESTDIR)$(COMPLETIONDIR)/"
 
 clean:

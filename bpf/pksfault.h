@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Records shared by bpf/pksfault.bpf.c and tools/pksfault.c. */
+/* Records shared by bpf/pksfault.bpf.c and tools/pksfault/pksfault.c. */
 #ifndef PKSFAULT_H
 #define PKSFAULT_H
 

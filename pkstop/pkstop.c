@@ -27,7 +27,7 @@
 #include "pks_common.h"
 #include "pkstop.h"
 #include "pkstop.skel.h"
-#include "account.h"
+#include "model.h"
 #include "openmetrics.h"
 #include "rows.h"
 
@@ -35,7 +35,7 @@ _Static_assert(PKS_NR_KEYS == PKSTOP_NR_KEYS, "one key numbering");
 _Static_assert(PKS_FAULT_NR_OUTCOMES <= PKSTOP_NR_OUTCOMES, "the BPF side counts every outcome");
 #include "opts.h"
 #include "keys.h"
-#include "summary.h"
+#include "report.h"
 #include "view.h"
 
 static volatile sig_atomic_t exiting, resized;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Host unit tests of pksfault's pure parts (tools/*.c without BPF):
+# Host unit tests of pksfault's pure parts (tools/pksfault/*.c and
+# tools/lib/*.c, without BPF):
 # builds tests/host/pksfault_unit.c against them, runs it (TAP lines
 # "ok - pksfault: ..."), then checks that its sample JSON Lines parse and
 # carry the fields and counts the text has.
@@ -9,10 +10,11 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 DATA=$ROOT/tests/host/data
 
-# The sources the tool links, as tools/Makefile lists them (no BPF build).
-read -r -a srcs < <(make -s --no-print-directory -C "$ROOT/tools" print-unit-srcs)
-if ! gcc -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror -I"$ROOT/tools" -I"$ROOT/bpf" \
-	-o "$t/unit" "$ROOT/tests/host/pksfault_unit.c" "${srcs[@]/#/$ROOT/tools/}" \
+# The sources the tool links, as its Makefile lists them (no BPF build).
+read -r -a srcs < <(make -s --no-print-directory -C "$ROOT/tools/pksfault" print-unit-srcs)
+if ! gcc -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror -I"$ROOT/tools/pksfault" \
+	-I"$ROOT/tools/lib" -I"$ROOT/bpf" \
+	-o "$t/unit" "$ROOT/tests/host/pksfault_unit.c" "${srcs[@]/#/$ROOT/}" \
 	-lbpf -lelf -lz >"$t/cc.log" 2>&1; then
 	echo "not ok - pksfault: unit tests build"
 	sed 's/^/#   /' "$t/cc.log" | tail -n 30
@@ -161,22 +163,22 @@ fi
 # One exit-status table and one JSON vocabulary: the same sections in both
 # man pages, and the codes the ones enum pks_exit gives.
 sections() { sed -n '/^\.SH EXIT STATUS/,/^\.SH OVERHEAD/p' "$1"; }
-codes=$(sed -n 's/^\tPKS_EXIT_[A-Z]* = \([0-9]\),.*/\1/p' "$ROOT/tools/pks_common.h" | tr '\n' ' ')
-man_codes=$(sections "$ROOT/tools/pksfault.8" | sed -n '/^\.SH JSON/q; s/^\.B \([0-9]\)$/\1/p' | tr '\n' ' ')
-if [ -n "$(sections "$ROOT/tools/pksfault.8")" ] &&
-	[ "$(sections "$ROOT/tools/pksfault.8")" = "$(sections "$ROOT/pkstop/pkstop.8")" ] &&
+codes=$(sed -n 's/^\tPKS_EXIT_[A-Z]* = \([0-9]\),.*/\1/p' "$ROOT/tools/lib/pks_common.h" | tr '\n' ' ')
+man_codes=$(sections "$ROOT/tools/pksfault/pksfault.8" | sed -n '/^\.SH JSON/q; s/^\.B \([0-9]\)$/\1/p' | tr '\n' ' ')
+if [ -n "$(sections "$ROOT/tools/pksfault/pksfault.8")" ] &&
+	[ "$(sections "$ROOT/tools/pksfault/pksfault.8")" = "$(sections "$ROOT/pkstop/pkstop.8")" ] &&
 	[ "$codes" = "0 1 2 3 4 5 " ] && [ "$man_codes" = "$codes" ]; then
 	echo "ok - pksfault: one EXIT STATUS table and JSON FIELDS section in both man pages, codes as enum pks_exit ($codes)"
 else
 	echo "not ok - pksfault: one EXIT STATUS table in both man pages (enum: $codes, man: $man_codes)"
-	diff <(sections "$ROOT/tools/pksfault.8") <(sections "$ROOT/pkstop/pkstop.8") | head -n 10 | sed 's/^/#   /' || true
+	diff <(sections "$ROOT/tools/pksfault/pksfault.8") <(sections "$ROOT/pkstop/pkstop.8") | head -n 10 | sed 's/^/#   /' || true
 	rc=1
 fi
 
 # The man page renders cleanly (groff warnings are errors here).
-if out=$(LC_ALL=C.UTF-8 groff -man -ww -z "$ROOT/tools/pksfault.8" 2>&1) && [ -z "$out" ] &&
-	MANWIDTH=80 man -l "$ROOT/tools/pksfault.8" 2>/dev/null | grep -q '^EXIT STATUS'; then
-	echo "ok - pksfault: man page renders without warnings (man -l tools/pksfault.8)"
+if out=$(LC_ALL=C.UTF-8 groff -man -ww -z "$ROOT/tools/pksfault/pksfault.8" 2>&1) && [ -z "$out" ] &&
+	MANWIDTH=80 man -l "$ROOT/tools/pksfault/pksfault.8" 2>/dev/null | grep -q '^EXIT STATUS'; then
+	echo "ok - pksfault: man page renders without warnings (man -l tools/pksfault/pksfault.8)"
 else
 	echo "not ok - pksfault: man page renders without warnings"
 	printf '%s\n' "$out" | sed 's/^/#   /'

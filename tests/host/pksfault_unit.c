@@ -19,12 +19,12 @@
 #include "iomem.h"
 #include "kallsyms.h"
 #include "pks_common.h"
-#include "pksfault_fmt.h"
-#include "pksfault_opts.h"
-#include "pksfault_report.h"
-#include "pksfault_windows.h"
-#include "pksfault_junit.h"
-#include "pksfault_replay.h"
+#include "view.h"
+#include "opts.h"
+#include "report.h"
+#include "model.h"
+#include "junit.h"
+#include "replay.h"
 
 static int failed, total;
 static const char *datadir;

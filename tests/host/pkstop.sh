@@ -14,8 +14,8 @@ not_ok() { echo "not ok - pkstop: $*"; }
 # The sources pkstop links but its main, as pkstop/Makefile lists them.
 read -r -a srcs < <(make -s --no-print-directory -C "$ROOT/pkstop" print-unit-srcs)
 if ! gcc -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
-	-I"$ROOT/pkstop" -I"$ROOT/tools" -I"$ROOT/bpf" -o "$bin" \
-	"$ROOT/tests/host/pkstop_test.c" "${srcs[@]/#/$ROOT/}" -lbpf -lm 2>"$OUT/build.log"; then
+	-I"$ROOT/pkstop" -I"$ROOT/tools/lib" -I"$ROOT/bpf" -o "$bin" \
+	"$ROOT/tests/host/pkstop_test.c" "${srcs[@]/#/$ROOT/}" -lbpf -lelf -lz -lm 2>"$OUT/build.log"; then
 	not_ok "unit test builds (log: $OUT/build.log)"
 	sed 's/^/#   /' "$OUT/build.log" | tail -n 20
 	exit 1

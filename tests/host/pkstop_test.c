@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "account.h"
+#include "model.h"
 #include "openmetrics.h"
 #include "keys.h"
-#include "summary.h"
+#include "report.h"
 #include "opts.h"
 #include "rollup.h"
 #include "rows.h"

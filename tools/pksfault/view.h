@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* pksfault event output, text and JSON Lines (pure: unit-tested on the host). */
-#ifndef PKSFAULT_FMT_H
-#define PKSFAULT_FMT_H
+#ifndef PKSFAULT_VIEW_H
+#define PKSFAULT_VIEW_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -80,4 +80,4 @@ void pksfault_json_stack(FILE *f, const struct pksfault_env *env, const __u64 *s
 /* Every frame's raw address, hex strings: "stack_addrs" (--replay re-symbolises them). */
 void pksfault_json_addrs(FILE *f, const __u64 *stack, int stack_sz);
 
-#endif /* PKSFAULT_FMT_H */
+#endif /* PKSFAULT_VIEW_H */

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "pksfault_junit.h"
+#include "junit.h"
 
 /*
  * Text in an attribute or element: the five XML specials as entities, the

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pksfault_fmt.h"
+#include "view.h"
 
 #define SYM_LEN 160
 /* A comm escaped for text: up to 4 bytes ("\xNN") for each of its bytes. */

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "pksfault_report.h"
+#include "report.h"
 
 /*
  * Read JSON Lines from @in into @r (zeroed first).  @cmd_buf receives the

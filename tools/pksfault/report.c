@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "hist.h"
-#include "pksfault_opts.h"
-#include "pksfault_report.h"
+#include "opts.h"
+#include "report.h"
 
 #define SUMMARY_STACKS 5	/* distinct stacks shown in the text summary */
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pksfault_replay.h"
+#include "replay.h"
 
 /* A member of the line's top-level object: its name and raw value text. */
 struct member {

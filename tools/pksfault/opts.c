@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pks_common.h"
-#include "pksfault_opts.h"
+#include "opts.h"
 
 const char *argp_program_bug_address = "the PKS project (README.md)";
 

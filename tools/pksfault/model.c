@@ -4,7 +4,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "pksfault_windows.h"
+#include "model.h"
 
 int windows_seed(int iter_link_fd)
 {

@@ -5,8 +5,9 @@
  *
  * Streams pks_fault events with stacks, follows each thread's outermost
  * dev_access window (--leak, --hist), and gates a command (-- CMD) on
- * both.  Output and summary formatting live in pksfault_fmt.c and
- * pksfault_report.c; options in pksfault_opts.c.
+ * both.  The same file roles as pkstop's: options in opts.c, the open
+ * windows (BPF state to records) in model.c, all printing in view.c, the
+ * summary and exit status in report.c.
  */
 #define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
@@ -26,12 +27,12 @@
 #include <bpf/libbpf.h>
 
 #include "pks_common.h"
-#include "pksfault_fmt.h"
-#include "pksfault_junit.h"
-#include "pksfault_replay.h"
-#include "pksfault_opts.h"
-#include "pksfault_report.h"
-#include "pksfault_windows.h"
+#include "view.h"
+#include "junit.h"
+#include "replay.h"
+#include "opts.h"
+#include "report.h"
+#include "model.h"
 #include "pksfault.skel.h"
 
 /* The direct window records (bpf/pksfault.h), mapped read-only. */

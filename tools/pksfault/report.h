@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pksfault_fmt.h"
+#include "view.h"
 
 #define REPORT_MAX_STACKS 64
 

@@ -2,7 +2,7 @@
 /* pkstop's summary on exit; see summary.h. */
 #include <string.h>
 
-#include "summary.h"
+#include "report.h"
 
 static void note_who(struct pkstop_summary_who *who, const struct pkstop_row *r)
 {
@@ -56,7 +56,7 @@ static void text_who(FILE *f, const struct pkstop_summary_who *who)
 
 static void json_who(FILE *f, const struct pkstop_summary_who *who)
 {
-	/* Copied from a row, whose comm account.c NUL-terminates. */
+	/* Copied from a row, whose comm model.c NUL-terminates. */
 	pkstop_json_thread(f, who->tid, who->pid, who->context, who->cpu, who->comm);
 }
 

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "pksfault_report.h"
+#include "report.h"
 
 /* The report on @f. */
 void junit_print(FILE *f, const struct pksfault_report *r);

@@ -4,15 +4,15 @@
  * attach with the windows already open, swept on every poll so that a
  * leak is reported as soon as it crosses the threshold, listed at exit.
  */
-#ifndef PKSFAULT_WINDOWS_H
-#define PKSFAULT_WINDOWS_H
+#ifndef PKSFAULT_MODEL_H
+#define PKSFAULT_MODEL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pksfault_fmt.h"
-#include "pksfault_report.h"
+#include "view.h"
+#include "report.h"
 
 /* Leaks reported while open that have not closed yet; more are rare. */
 #define WINDOWS_REPORTED_MAX 256
@@ -76,4 +76,4 @@ void windows_sweep_open(struct pksfault_windows *w, const struct pksfault_env *e
 void windows_list_snapshot(struct pksfault_windows *w, const struct pksfault_env *env,
 			   struct pksfault_report *r, FILE *f, uint64_t now_ns, bool print);
 
-#endif /* PKSFAULT_WINDOWS_H */
+#endif /* PKSFAULT_MODEL_H */

@@ -5,8 +5,8 @@
  * how long the longest window was held and by whom, the deepest nesting,
  * the totals, and what was dropped.  Pure, for the host tests.
  */
-#ifndef PKSTOP_SUMMARY_H
-#define PKSTOP_SUMMARY_H
+#ifndef PKSTOP_REPORT_H
+#define PKSTOP_REPORT_H
 
 #include <stdio.h>
 
