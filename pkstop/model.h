@@ -58,6 +58,7 @@ struct pkstop_row {
 struct pkstop_sample {
 	struct timespec wall;	/* end of the interval */
 	double interval_s;	/* measured length */
+	bool partial;		/* cut short by a signal or q: the run's last */
 	bool pks_present;	/* CPU has PKS */
 	bool pks_enabled;	/* the kernel uses it (keys allocated) */
 	enum pks_keys_source keys_source;

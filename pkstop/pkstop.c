@@ -673,6 +673,22 @@ static int run(struct pkstop *p, struct pkstop_opts *o, struct ui *ui, struct pk
 		if (deadline + step < now)
 			deadline = now;
 	}
+	/*
+	 * Ended by a signal or q inside an interval: the windows since the
+	 * last sample ran while pkstop was attached too.  One last sample,
+	 * marked partial, carries them, so that the summary's totals are
+	 * every window seen and not only those of whole intervals.
+	 */
+	if (!err && exiting && (!o->count || n < o->count)) {
+		now = mono_ns();
+		err = sample(p, now, now - last, &s);
+		if (!err) {
+			s.partial = true;
+			pkstop_sort_rows(s.rows, s.nrows, o->sort);
+			pkstop_summary_add(sum, &s, o);
+			return show(&s, o, ui, !n, &om);
+		}
+	}
 	if (err)
 		fprintf(stderr, "pkstop: reading the BPF maps: %s\n", strerror(-err));
 	return err;

@@ -19,6 +19,7 @@ void pkstop_summary_add(struct pkstop_summary *sum, const struct pkstop_sample *
 	size_t i;
 
 	sum->intervals++;
+	sum->partial = s->partial;
 	sum->duration_s += s->interval_s;
 	pkstop_delta_add(&sum->totals, &s->totals);
 	sum->irq_events += s->irq_events;
@@ -65,8 +66,8 @@ static void print_json(FILE *f, const struct pkstop_summary *sum)
 	double per_s = sum->duration_s > 0 ? 1.0 / sum->duration_s : 0;
 
 	pks_json_open(f, "summary");
-	fprintf(f, ",\"intervals\":%lu,\"duration_s\":%.3f,\"totals\":{", sum->intervals,
-		sum->duration_s);
+	fprintf(f, ",\"intervals\":%lu,\"last_partial\":%s,\"duration_s\":%.3f,\"totals\":{",
+		sum->intervals, sum->partial ? "true" : "false", sum->duration_s);
 	pkstop_json_counts(f, &sum->totals, per_s);
 	fprintf(f, "},\"irq_events\":%llu,\"row_faults\":%llu,\"held_max\":",
 		(unsigned long long)sum->irq_events, (unsigned long long)sum->row_faults);
@@ -99,8 +100,8 @@ void pkstop_summary_print(FILE *f, const struct pkstop_summary *sum, bool json)
 		print_json(f, sum);
 		return;
 	}
-	fprintf(f, "\n=== pkstop summary (%.1f s, %lu intervals) ===\n", sum->duration_s,
-		sum->intervals);
+	fprintf(f, "\n=== pkstop summary (%.1f s, %lu intervals%s) ===\n", sum->duration_s,
+		sum->intervals, sum->partial ? ", the last partial" : "");
 	/* Two lines: the block, like the table, fits 80 columns. */
 	fprintf(f, "totals: opens %llu, enables %llu, PKRS writes %llu,\n"
 		"        updates %llu, faults %llu, irq events %llu\n",

@@ -24,6 +24,7 @@ struct pkstop_summary_who {
 
 struct pkstop_summary {
 	unsigned long intervals;
+	bool partial;			/* the last interval was cut short (signal, q) */
 	double duration_s;		/* sum of the intervals' measured lengths */
 	struct pkstop_delta totals;	/* system-wide, like the header's */
 	uint64_t irq_events;

@@ -244,8 +244,8 @@ void pkstop_print_text(FILE *f, const struct pkstop_sample *s, const struct pkst
 	localtime_r(&s->wall.tv_sec, &tm);
 	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
 	pks_state(s, wide, state, sizeof(state));
-	fprintf(f, "pkstop - %s  interval %.2fs  PKS: %s  sort: %s\n", tbuf, s->interval_s, state,
-		pkstop_sort_name(o->sort));
+	fprintf(f, "pkstop - %s  interval %.2fs%s  PKS: %s  sort: %s\n", tbuf, s->interval_s,
+		s->partial ? " (partial)" : "", state, pkstop_sort_name(o->sort));
 	fprintf(f, "Keys:");
 	for (key = 0; key < PKS_NR_KEYS; key++) {
 		if (!(s->keymask & (1u << key)))
@@ -390,8 +390,9 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 
 	pks_iso8601((int64_t)s->wall.tv_sec * 1000000000 + s->wall.tv_nsec, tbuf, sizeof(tbuf));
 	pks_json_open(f, "sample");
-	fprintf(f, ",\"time\":\"%s\",\"timestamp\":%lld.%03ld,\"interval_s\":%.3f,",
-		tbuf, (long long)s->wall.tv_sec, s->wall.tv_nsec / 1000000, s->interval_s);
+	fprintf(f, ",\"time\":\"%s\",\"timestamp\":%lld.%03ld,\"interval_s\":%.3f,\"partial\":%s,",
+		tbuf, (long long)s->wall.tv_sec, s->wall.tv_nsec / 1000000, s->interval_s,
+		s->partial ? "true" : "false");
 	fprintf(f, "\"pks\":{\"present\":%s,\"enabled\":%s},\"keys\":[",
 		s->pks_present ? "true" : "false", s->pks_enabled ? "true" : "false");
 	/* Allocated keys, and any other with activity (owner unknown: ""). */

@@ -62,7 +62,8 @@ stop_pkstop() {	# NAME
 	wait "$PK" 2>/dev/null
 	med=$(python3 -c '
 import json, statistics, sys
-v = [d["self_cpu_ms"] for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"][1:]
+v = [d["self_cpu_ms"] for d in map(json.loads, open(sys.argv[1]))
+     if d["type"] == "sample" and not d.get("partial")][1:]
 print(round(statistics.median(v), 2) if v else "n/a")' "$OUT/$1.json")
 	echo "BENCH pkstop_cpu_ms_per_interval_$1=$med"
 	echo "BENCH pkstop_cpu_ms_per_interval_$1_procstat=$(ms_per $((t - T0)) $((n - N0))) (intervals $((n - N0)))"

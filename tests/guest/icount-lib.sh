@@ -45,9 +45,10 @@ wait_for() {
 
 # pkstop_start OUT / pkstop_stop: pkstop --json 1 in the background,
 # returning once its first sample is out (attached and armed);
-# pkstop_stop waits for one more sample (pkstop's last, partial interval
-# is in no sample), ends it and prints the window opens its samples
-# counted: the evidence that it was attached while the caller measured.
+# pkstop_stop waits for one more sample, ends it (its last, partial
+# interval comes out as a sample marked "partial") and prints the window
+# opens its samples counted: the evidence that it was attached while the
+# caller measured.
 PKSTOP=${PKSTOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/tools/pkstop}
 samples() { grep -c '"type":"sample"' "$1" 2>/dev/null; }
 pkstop_start() {

@@ -771,6 +771,47 @@ static void test_summary(void)
 }
 
 /*
+ * A run ended by SIGINT 0.4 s into its second interval: the windows of
+ * that part go in a last sample marked partial, and in the summary's
+ * totals, so that the totals are every window that ran while attached.
+ */
+static void test_partial(void)
+{
+	struct pkstop_opts o = { .interval = 1, .rows = -1 };
+	struct pkstop_summary sum = {};
+	struct pkstop_sample s;
+	char *out;
+
+	mksample(&s, true);
+	pkstop_summary_add(&sum, &s, &o);
+	mksample(&s, true);
+	s.interval_s = 0.4;
+	s.totals.opens = 49000;
+	s.partial = true;
+	pkstop_summary_add(&sum, &s, &o);
+	check(sum.intervals == 2 && sum.partial && sum.totals.opens == 207 + 49000 &&
+	      sum.duration_s > 1.39 && sum.duration_s < 1.41,
+	      "partial: the interrupted interval's windows are in the summary's totals");
+	out = capture(pkstop_print_text, &s, &o);
+	check(strstr(out, "interval 0.40s (partial)  PKS:") != NULL,
+	      "partial: the text header marks the last sample partial");
+	free(out);
+	o.json = true;
+	out = capture(pkstop_print_json, &s, &o);
+	check(strstr(out, "\"interval_s\":0.400,\"partial\":true,") != NULL,
+	      "partial: the JSON sample says \"partial\":true");
+	free(out);
+	out = capture_summary(&sum, true);
+	check(strstr(out, "\"intervals\":2,\"last_partial\":true,") != NULL,
+	      "partial: the JSON summary says its last interval was partial");
+	free(out);
+	out = capture_summary(&sum, false);
+	check(strstr(out, "(1.4 s, 2 intervals, the last partial) ===") != NULL,
+	      "partial: the text summary says so too");
+	free(out);
+}
+
+/*
  * -K and -P add up the rows: mksample()'s three (t13 made a thread of
  * process 11) and t14, which has key 2 open in its PKRS and no window.
  */
@@ -948,6 +989,7 @@ int main(int argc, char **argv)
 	test_screen();
 	test_account();
 	test_summary();
+	test_partial();
 	test_rollups();
 	printf("# pkstop unit tests: %d failed\n", failed);
 	return failed ? 1 : 0;
