@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pkstop command line (argp, libbpf-tools style). */
+/* pkstop's options, parsed as pks_opts.h has both tools do (tests call it). */
 #include <argp.h>
 #include <errno.h>
-#include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opts.h"
-#include "pks_common.h"	/* PKS_TOOLS_VERSION */
 
 static const char doc[] =
 "Live, top-like view of protection keys (PKS), per thread.\n"
@@ -40,10 +39,10 @@ static const char doc[] =
 "                        # metrics for node exporter's textfile collector\n"
 "\n"
 "SORT: depth (default), opens, open%, faults, tid.\n"
-"Exit status: 0 ok, 2 bad option, missing privileges, no BTF or no pks\n"
-"tracepoints.\n";
+"Exit status (one table with pksfault, see pkstop(8)): 0 ran to its end;\n"
+"2 pkstop's own error or a bad option; 5 events were lost (drops).\n";
 
-enum { OPT_JSON = 0x100, OPT_OPENMETRICS, OPT_VERSION };
+enum { OPT_JSON = 0x100, OPT_OPENMETRICS };
 
 static const struct argp_option options[] = {
 	{ "pid", 'p', "PID", 0, "Only threads of this process (filtered in BPF)", 0 },
@@ -61,9 +60,7 @@ static const struct argp_option options[] = {
 	  "format 0.0.4, for node exporter's textfile collector", 0 },
 	/* Its first name, kept for scripts; the format was never OpenMetrics. */
 	{ "openmetrics", OPT_OPENMETRICS, "FILE", OPTION_HIDDEN, NULL, 0 },
-	{ "verbose", 'v', NULL, 0, "Verbose debug output (libbpf)", 0 },
-	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
-	{ "help", 'h', NULL, 0, "Show this help", 0 },
+	PKS_OPTS_SHARED,
 	{},
 };
 
@@ -92,67 +89,35 @@ const char *pkstop_sort_name(enum pkstop_sort sort)
 	return sort <= PKSTOP_SORT_TID ? sort_names[sort] : "?";
 }
 
-/* One line on stderr per error: ours, or one for what argp rejected. */
-static bool reported;
-
-static void bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, fmt, arg);
-	reported = true;
-}
-
-/* A whole decimal number in [min, max], or -1 with a message. */
-static int parse_long(const char *what, const char *arg, long min, long max, long *val)
-{
-	char *end;
-
-	errno = 0;
-	*val = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || *val < min || *val > max) {
-		fprintf(stderr, "pkstop: invalid %s '%s' (want %ld..%ld)\n", what, arg, min, max);
-		reported = true;
-		return -1;
-	}
-	return 0;
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct pkstop_opts *o = state->input;
-	char *end;
+	struct pks_opts_common *c = &o->common;
 	long val;
 	int s;
 
 	switch (key) {
 	case 'p':
-		if (parse_long("PID", arg, 1, 0x7fffffff, &val))
-			return EINVAL;
-		o->pid = val;
-		break;
+		return pks_opt_pid(c, arg, &o->pid) ? EINVAL : 0;
 	case 'c':
-		if (!*arg) {
-			bad("pkstop: -c needs a cgroup directory%s\n", "");
-			return EINVAL;
-		}
-		o->cgroup = arg;
-		break;
+		return pks_opt_path(c, "-c", arg, &o->cgroup) ? EINVAL : 0;
 	case 'n':
 		/* A comm has at most 15 bytes: a longer COMM would match nothing, silently. */
 		if (!*arg || strlen(arg) > 15) {
-			bad("pkstop: invalid name '%s' (part of a comm: 1 to 15 bytes)\n", arg);
+			pks_usage(c, "invalid name '%s' (part of a comm: 1 to 15 bytes)", arg);
 			return EINVAL;
 		}
 		o->name = arg;
 		break;
 	case 'r':
-		if (parse_long("row count", arg, 0, 1000000, &val))
+		if (pks_opt_long(c, "row count", arg, 0, 1000000, &val))
 			return EINVAL;
 		o->rows = val;
 		break;
 	case 's':
 		s = pkstop_sort_parse(arg);
 		if (s < 0) {
-			bad("pkstop: invalid sort '%s' (depth, opens, open%%, faults, tid)\n", arg);
+			pks_usage(c, "invalid sort '%s' (depth, opens, open%%, faults, tid)", arg);
 			return EINVAL;
 		}
 		o->sort = s;
@@ -161,7 +126,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'P':
 		s = key == 'K' ? PKSTOP_VIEW_KEYS : PKSTOP_VIEW_PROCESSES;
 		if (o->view != PKSTOP_VIEW_THREADS && o->view != (enum pkstop_view)s) {
-			bad("pkstop: -K and -P are two views: choose one%s\n", "");
+			pks_usage(c, "-K and -P are two views: choose one");
 			return EINVAL;
 		}
 		o->view = s;
@@ -176,76 +141,41 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		o->json = true;
 		break;
 	case OPT_OPENMETRICS:
-		if (!*arg) {
-			bad("pkstop: --prometheus needs a file name%s\n", "");
-			return EINVAL;
-		}
-		o->openmetrics = arg;
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
-	case OPT_VERSION:
-		printf("pkstop %s\n", PKS_TOOLS_VERSION);
-		o->help = true;	/* printed: exit 0, as after --help */
-		break;
-	case 'h':
-		/* Not argp_state_help(): ARGP_NO_ERRS silences it. */
-		argp_help(state->root_argp, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK,
-			  (char *)"pkstop");
-		o->help = true;
-		break;
-	case ARGP_KEY_ERROR:
-		/* argp itself rejected something (ARGP_NO_ERRS: it said nothing). */
-		if (!reported)
-			bad("pkstop: unknown option or missing argument near '%s' (see pkstop --help)\n",
-			    state->next > 0 && state->next <= state->argc ?
-			    state->argv[state->next - 1] : "?");
-		break;
+		return pks_opt_path(c, "--prometheus", arg, &o->openmetrics) ? EINVAL : 0;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0) {
-			errno = 0;
-			o->interval = strtod(arg, &end);
-			if (errno || end == arg || *end || !isfinite(o->interval) ||
-			    o->interval < 0.1 || o->interval > 86400) {
-				bad("pkstop: invalid interval '%s' (seconds, 0.1..86400)\n", arg);
+			if (pks_opt_seconds(c, "interval", arg, 0.1, 86400, &o->interval))
 				return EINVAL;
-			}
 		} else if (state->arg_num == 1) {
-			if (parse_long("count", arg, 1, 0x7fffffffL, &val))
+			if (pks_opt_long(c, "count", arg, 1, INT_MAX, &val))
 				return EINVAL;
 			o->count = val;
 		} else {
-			bad("pkstop: unexpected argument '%s' (usage: pkstop [interval] [count])\n",
-			    arg);
+			pks_usage(c, "unexpected argument '%s' (usage: pkstop [interval] [count])",
+				  arg);
 			return EINVAL;
 		}
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return pks_opt_shared(c, key, arg, state);
 	}
 	return 0;
 }
 
-int pkstop_parse_opts(int argc, char **argv, struct pkstop_opts *opts)
+int pkstop_parse_args(int argc, char **argv, struct pkstop_opts *opts, FILE *err)
 {
 	static const struct argp argp = {
 		.options = options,
 		.parser = parse_arg,
+		.args_doc = "[interval] [count]",
 		.doc = doc,
 	};
-	int err;
 
 	*opts = (struct pkstop_opts){
+		.common = { .tool = "pkstop", .err = err },
 		.interval = 1.0,
 		.rows = -1,
 		.sort = PKSTOP_SORT_DEPTH,
 	};
-	/* No exit from inside argp: the caller decides (and tests can call us). */
-	reported = false;
-	err = argp_parse(&argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_HELP | ARGP_NO_ERRS,
-			 NULL, opts);
-	if (err)
-		return 2;
-	return opts->help ? 1 : 0;
+	return pks_opts_parse(&argp, argc, argv, 0, &opts->common, opts);
 }

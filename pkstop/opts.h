@@ -4,7 +4,9 @@
 #define PKSTOP_OPTS_H
 
 #include <stdbool.h>
-#include <sys/types.h>
+#include <stdio.h>
+
+#include "pks_opts.h"
 
 enum pkstop_sort {
 	PKSTOP_SORT_DEPTH,
@@ -22,9 +24,10 @@ enum pkstop_view {
 };
 
 struct pkstop_opts {
+	struct pks_opts_common common;	/* -v, --help, --version; the error stream */
 	double interval;	/* seconds */
 	long count;		/* intervals to show; 0 = until interrupted */
-	pid_t pid;		/* 0 = every process */
+	int pid;		/* -p: process (tgid), 0 = every process */
 	const char *name;	/* -n: only comms containing this; NULL = all */
 	const char *cgroup;	/* -c: only threads in this cgroup v2 directory */
 	int rows;		/* rows to show; -1 = default (20 text, all JSON) */
@@ -34,8 +37,6 @@ struct pkstop_opts {
 	bool batch;
 	bool json;
 	const char *openmetrics;	/* --prometheus FILE (alias --openmetrics), or NULL */
-	bool verbose;
-	bool help;		/* --help was printed: exit 0 */
 	/* Not an option: the terminal's columns, set by pkstop.c; 0 = no limit. */
 	int width;
 };
@@ -45,9 +46,10 @@ int pkstop_sort_parse(const char *name);
 const char *pkstop_sort_name(enum pkstop_sort sort);
 
 /*
- * Parse argv into @opts (defaults first).  Returns 0 to run, 1 when help
- * was printed (exit 0), 2 on a bad option (one line already on stderr).
+ * Parse @argv into @opts (defaults first; the contract of pks_opts.h).
+ * Returns -1 to run, or the exit status: 0 after --help or --version, 2
+ * after one line on @err.
  */
-int pkstop_parse_opts(int argc, char **argv, struct pkstop_opts *opts);
+int pkstop_parse_args(int argc, char **argv, struct pkstop_opts *opts, FILE *err);
 
 #endif

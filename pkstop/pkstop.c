@@ -702,12 +702,12 @@ int main(int argc, char **argv)
 	struct ui ui = {};
 	int err;
 
-	err = pkstop_parse_opts(argc, argv, &opts);
-	if (err)
-		return err == 1 ? PKS_EXIT_CLEAN : PKS_EXIT_ERROR;
+	err = pkstop_parse_args(argc, argv, &opts, stderr);
+	if (err >= 0)
+		return err;
 	if (pks_check_environment("pkstop"))
 		return PKS_EXIT_ERROR;
-	pks_libbpf_messages(opts.verbose);
+	pks_libbpf_messages(opts.common.verbose);
 	setup_screen(&opts, &ui);
 	err = start(&p, &opts);
 	if (!err) {

@@ -84,6 +84,23 @@ else
 	sed 's/^/#   /' "$t/lines.json"
 	rc=1
 fi
+# The option contract both tools keep: a bad option is one line and exit 2.
+. "$ROOT/tests/host/usage-lib.sh"
+USAGE_TMP=$t/usage.err
+if usage_errors pksfault "$t/unit" "$DATA" args -- "-p 0" "-p 12x" "-p +3" "-p -1" \
+	"-k 16" "-d" "--bogus" "--leak 1e3" "--timeout 99999999999999999999" "ls" "--" \
+	"--cgroup" "-c" "--open-stacks"; then
+	echo "ok - pksfault: 14 bad command lines: each one line 'pksfault: ...; see 'pksfault --help'', exit 2"
+else
+	echo "not ok - pksfault: bad command lines: one line each, exit 2"
+	rc=1
+fi
+if usage_ok pksfault "$t/unit" "$DATA" args; then
+	echo "ok - pksfault: --version and --help: exit 0, stdout only"
+else
+	echo "not ok - pksfault: --version and --help: exit 0, stdout only"
+	rc=1
+fi
 # Root in a user namespace (the test kernel has none: checked here) has
 # its capabilities only there: the environment check says so in one line.
 urc=0

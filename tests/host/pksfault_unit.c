@@ -19,6 +19,7 @@
 #include "iomem.h"
 #include "kallsyms.h"
 #include "pks_common.h"
+#include "pks_opts.h"
 #include "view.h"
 #include "opts.h"
 #include "report.h"
@@ -129,6 +130,44 @@ static void test_parse_long(void)
 	ok(pks_parse_long("", 0, 15, &v) && pks_parse_long("1 ", 0, 15, &v) &&
 	   pks_parse_long("0x1", 0, 15, &v) && pks_parse_long("99999999999999999999", 0, 15, &v),
 	   "parse_long: empty, trailing junk, hex, overflow rejected");
+	ok(pks_parse_long(" 5", 0, 15, &v) && pks_parse_long("+5", 0, 15, &v) &&
+	   pks_parse_long("-0", 0, 15, &v) && pks_parse_long("-5", 0, 15, &v) && v == 15,
+	   "parse_long: leading blank, '+', a sign in a non-negative range rejected");
+	ok(!pks_parse_long("-5", -10, 15, &v) && v == -5 &&
+	   pks_parse_long("-99999999999999999999", -10, 15, &v),
+	   "parse_long: a negative number where the range has them; underflow rejected");
+}
+
+/* The shared option contract (tools/lib/pks_opts.c): numbers and messages. */
+static void test_opts_shared(void)
+{
+	static const char *const bad[] = {
+		"", ".", "1e3", "inf", "nan", "0x10", " 2", "2 ", "-1", "+1", "1..2", "1,5",
+	};
+	struct pks_opts_common c = { .tool = "pkstop" };
+	double d = 7;
+	char *buf = NULL;
+	size_t len = 0, i, rejected = 0;
+	long v;
+
+	ok(!pks_parse_seconds("0.5", 0.1, 10, &d) && d == 0.5 &&
+	   !pks_parse_seconds("2", 0.1, 10, &d) && d == 2 && !pks_parse_seconds(".25", 0, 1, &d) &&
+	   !pks_parse_seconds("3.", 0, 10, &d) && d == 3,
+	   "parse_seconds: plain decimals");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		rejected += pks_parse_seconds(bad[i], 0, 100, &d) == -1;
+	ok(rejected == sizeof(bad) / sizeof(bad[0]) && d == 3,
+	   "parse_seconds: exponent, inf, nan, hex, blanks, signs, junk rejected (%zu of %zu)",
+	   rejected, sizeof(bad) / sizeof(bad[0]));
+	ok(pks_parse_seconds("0.05", 0.1, 10, &d) && pks_parse_seconds("100000", 0.1, 86400, &d),
+	   "parse_seconds: out of range rejected");
+	c.err = open_memstream(&buf, &len);
+	ok(pks_opt_long(&c, "count", "12x", 1, 9, &v) == -1 && c.said,
+	   "opt_long: a bad number is a usage error");
+	fclose(c.err);
+	ok(buf && !strcmp(buf, "pkstop: invalid count '12x' (want 1..9); see 'pkstop --help'\n"),
+	   "usage error: one line, 'TOOL: what is wrong; see 'TOOL --help'' ('%s')", buf);
+	free(buf);
 }
 
 static void test_json_string(void)
@@ -204,7 +243,8 @@ static int parse(const char *line, struct pksfault_opts *o, char **err_out)
 	argv[argc] = NULL;
 	*err_out = NULL;
 	err = open_memstream(err_out, &len);
-	ret = pksfault_parse_args(argc, argv, o, err);
+	/* -1: a usage error (exit 2); 0: run, or exit 0 after --help/--version. */
+	ret = pksfault_parse_args(argc, argv, o, err) == PKS_EXIT_ERROR ? -1 : 0;
 	fclose(err);
 	return ret;
 }
@@ -221,7 +261,7 @@ static void test_options(void)
 	free(err);
 	r = parse("-p 42 -t 43 -k 1 -d 5 --leak 100 --hist --json -v", &o, &err);
 	ok(!r && o.pid == 42 && o.tid == 43 && o.key == 1 && o.duration == 5 &&
-	   o.leak_ms == 100 && o.hist && o.json && o.verbose, "options: all set");
+	   o.leak_ms == 100 && o.hist && o.json && o.common.verbose, "options: all set");
 	free(err);
 	ok(!o.open_stacks, "options: no opener's stacks by default (an unwind per window)");
 	r = parse("--leak 100 --open-stacks", &o, &err);
@@ -276,7 +316,7 @@ static void test_options(void)
 	   "options: --timeout without a command rejected, one line");
 	free(err);
 	r = parse("--version", &o, &err);
-	ok(!r && o.version && !*err, "options: --version is accepted (exit 0)");
+	ok(!r && o.common.done && !*err, "options: --version is accepted (exit 0)");
 	free(err);
 	r = parse("--json -o gate.jsonl -- make test", &o, &err);
 	ok(!r && o.json && o.output && !strcmp(o.output, "gate.jsonl") && o.cmd,
@@ -970,6 +1010,12 @@ int main(int argc, char **argv)
 		ksyms_free(env.ks);
 		return ret ? 2 : report_exit_code(&r);
 	}
+	if (argc > 2 && !strcmp(argv[2], "args")) {	/* args ARGS...: main's option step */
+		struct pksfault_opts o;
+
+		argv[2] = "pksfault";
+		return pksfault_parse_args(argc - 2, argv + 2, &o, stderr) == PKS_EXIT_ERROR ? 2 : 0;
+	}
 	if (argc > 2 && !strcmp(argv[2], "env"))	/* run under unshare -Ur by the script */
 		return pks_check_environment("pksfault") ? 2 : 0;
 	if (argc > 2 && !strcmp(argv[2], "junit")) {
@@ -983,6 +1029,7 @@ int main(int argc, char **argv)
 	test_pkrs();
 	test_keys_cpuinfo();
 	test_parse_long();
+	test_opts_shared();
 	test_userns();
 	test_json_string();
 	test_escape_comm();

@@ -70,6 +70,23 @@ else
 	rc=1
 fi
 
+# The option contract both tools keep: a bad option is one line and exit 2.
+. "$ROOT/tests/host/usage-lib.sh"
+USAGE_TMP=$OUT/usage.err
+if usage_errors pkstop "$bin" args -- "-p 0" "-p 12x" "-p +3" "0.05" "1e3" "inf" "1 0" \
+	"1 2 3" "1 -5" "--nope" "-r" "-s bogus" "-K -P" "-c"; then
+	ok "14 bad command lines: each one line 'pkstop: ...; see 'pkstop --help'', exit 2"
+else
+	not_ok "bad command lines: one line each, exit 2"
+	rc=1
+fi
+if usage_ok pkstop "$bin" args; then
+	ok "--version and --help: exit 0, stdout only"
+else
+	not_ok "--version and --help: exit 0, stdout only"
+	rc=1
+fi
+
 # A wrong expectation must come out as "not ok" and a non-zero status.
 if out=$("$bin" selfcheck) || ! grep -q '^not ok - pkstop: selfcheck' <<<"$out"; then
 	not_ok "a failing check is reported as not ok"

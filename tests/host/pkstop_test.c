@@ -69,7 +69,9 @@ static int parse(const char *line, struct pkstop_opts *o)
 	null = open("/dev/null", O_WRONLY);
 	dup2(fileno(tmp), 1);
 	dup2(null, 2);
-	rc = pkstop_parse_opts(argc, argv, o);
+	/* The old meaning of the result: 0 run, 1 help printed, 2 bad option. */
+	rc = pkstop_parse_args(argc, argv, o, stderr);
+	rc = rc < 0 ? 0 : rc == PKS_EXIT_CLEAN ? 1 : 2;
 	fflush(stdout);
 	fflush(stderr);
 	dup2(out, 1);
@@ -126,7 +128,7 @@ static void test_opts(void)
 	check(parse("0.5", &o) == 0 && o.interval == 0.5, "options: fractional interval");
 	check(parse("-p 42 -r 3 -s faults -C -b --json -v 2", &o) == 0 && o.pid == 42 &&
 	      o.rows == 3 && o.sort == PKSTOP_SORT_FAULTS && o.noclear && o.batch && o.json &&
-	      o.verbose && o.interval == 2.0, "options: -p -r -s -C -b --json -v");
+	      o.common.verbose && o.interval == 2.0, "options: -p -r -s -C -b --json -v");
 	check(parse("--pid=7 --rows=0 --sort=open%", &o) == 0 && o.pid == 7 && o.rows == 0 &&
 	      o.sort == PKSTOP_SORT_OPENPCT, "options: long forms");
 	check(parse("-n fio", &o) == 0 && o.name && !strcmp(o.name, "fio") && !o.pid &&
@@ -966,6 +968,12 @@ int main(int argc, char **argv)
 		pkstop_om_add(&om, &s);
 		pkstop_om_format(stdout, &om, &s);
 		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "args")) {	/* args ARGS...: main's option step */
+		struct pkstop_opts o;
+
+		argv[1] = "pkstop";
+		return pkstop_parse_args(argc - 1, argv + 1, &o, stderr) == PKS_EXIT_ERROR ? 2 : 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "selfcheck")) {
 		char buf[16];

@@ -590,19 +590,6 @@ const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN])
 	return buf;
 }
 
-int pks_parse_long(const char *arg, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 const char *pks_fault_mode_name(int mode)
 {
 	switch (mode) {

@@ -216,12 +216,6 @@ size_t pks_escape_comm(const char *in, size_t inlen, char *out, size_t outlen);
 #define PKS_TEXT_OWNER_LEN	(PKS_OWNER_LEN * 4 + 1)
 const char *pks_text_owner(const char *owner, char buf[PKS_TEXT_OWNER_LEN]);
 
-/*
- * A whole decimal number in [min, max] (no sign games, no trailing junk).
- * Returns 0 and sets *@out, or -1.  For the tools' option parsers.
- */
-int pks_parse_long(const char *arg, long min, long max, long *out);
-
 /* Names of the pks_fault mode ("strict", "relaxed") and outcome ("fixed_up",
  * "allowed", "oops"); "?" for values not listed above. */
 const char *pks_fault_mode_name(int mode);

@@ -12,7 +12,7 @@ OBJDIR	:= $(OUT)/$(TOOL).obj
 OBJS	:= $(patsubst %.c,$(OBJDIR)/%.o,$(SRCS))
 LIBDIR	:= $(OUT)/lib
 # The shared helpers: pure C + libbpf, no skeletons, so unit tests link them.
-LIB_SRCS := pks_common.c kallsyms.c iomem.c hist.c
+LIB_SRCS := pks_common.c pks_opts.c kallsyms.c iomem.c hist.c
 LIB_OBJS := $(patsubst %.c,$(LIBDIR)/%.o,$(LIB_SRCS))
 LIB	:= $(LIBDIR)/libpks.a
 CPPFLAGS += -I$(TOOL_DIR) -I$(ROOT)/bpf

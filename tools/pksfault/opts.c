@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pksfault option parsing with argp, without exiting (so tests can call it). */
+/* pksfault's options, parsed as pks_opts.h has both tools do (tests call it). */
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pks_common.h"
+#include "pks_opts.h"
 #include "opts.h"
 
 const char *argp_program_bug_address = "the PKS project (README.md)";
@@ -20,10 +21,10 @@ static const char doc[] =
 "mode, outcome, faulting ip and kernel stack).  A summary follows at the\n"
 "end: after CMD exits, after -d SECONDS, or on SIGINT/SIGTERM.\n"
 "\n"
-"Exit status: 0 no faults, no leaks and no lost events; 1 faults, leaks\n"
-"or events lost (a lossy run is never clean); 2 pksfault's own error or\n"
-"CMD could not be started (e.g. not found); 3 nothing found but CMD\n"
-"exited non-zero or was killed (\"command exited N\" is printed).\n"
+"Exit status (one table with pkstop, see pksfault(8)): 0 clean; 1 found\n"
+"(faults, leaks, unbalanced closes); 2 pksfault's own error, a bad option\n"
+"or CMD could not be started; 3 clean but CMD failed; 4 clean but CMD ran\n"
+"past --timeout; 5 nothing found but events were lost (no verdict).\n"
 "\n"
 "EXAMPLES:\n"
 "    pksfault                    # trace stray faults until Ctrl-C\n"
@@ -47,7 +48,6 @@ enum {
 	OPT_TIMEOUT,
 	OPT_OPEN_STACKS,
 	OPT_CGROUP,
-	OPT_VERSION,
 	OPT_JUNIT,
 	OPT_FOLDED,
 	OPT_REPLAY,
@@ -84,73 +84,37 @@ static const struct argp_option options[] = {
 	{ "symbols", OPT_SYMBOLS, "FILE", 0,
 	  "With --replay: symbolise against FILE (System.map or a kallsyms copy), "
 	  "not this machine's /proc/kallsyms", 0 },
-	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
-	{ "version", OPT_VERSION, NULL, 0, "Show the version", 0 },
-	{ "help", 'h', NULL, 0, "Show this help", 0 },
+	PKS_OPTS_SHARED,
 	{},
 };
 
-struct parse_state {
-	struct pksfault_opts *opts;
-	FILE *err;
-	bool said;	/* parse_opt printed the error already */
-	const char *bad;	/* the argument getopt stopped at */
-};
-
-/* A whole decimal number in [min, max], or -1 after printing why not. */
-static int number(struct parse_state *ps, const char *what, const char *arg, long min, long max,
-		  long *out)
-{
-	if (!pks_parse_long(arg, min, max, out))
-		return 0;
-	fprintf(ps->err, "pksfault: invalid %s '%s' (want %ld..%ld)\n", what, arg, min, max);
-	ps->said = true;
-	return -1;
-}
-
-/* A file or directory argument: not empty, or -1 after printing why. */
-static int path_arg(struct parse_state *ps, const char *opt, const char *arg, const char **out)
-{
-	if (*arg) {
-		*out = arg;
-		return 0;
-	}
-	fprintf(ps->err, "pksfault: %s needs a file or directory name\n", opt);
-	ps->said = true;
-	return -1;
-}
+/* A number option: -1 after saying why not. */
+#define NUMBER(what, min, max, field)						\
+	do {									\
+		if (pks_opt_long(&o->common, what, arg, min, max, &v))		\
+			return EINVAL;						\
+		o->field = v;							\
+	} while (0)
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct parse_state *ps = state->input;
-	struct pksfault_opts *o = ps->opts;
+	struct pksfault_opts *o = state->input;
 	long v;
 
 	switch (key) {
 	case 'p':
-		if (number(ps, "PID", arg, 1, INT_MAX, &v))
-			return EINVAL;
-		o->pid = v;
-		break;
+		return pks_opt_pid(&o->common, arg, &o->pid) ? EINVAL : 0;
 	case 't':
-		if (number(ps, "TID", arg, 1, INT_MAX, &v))
-			return EINVAL;
-		o->tid = v;
+		NUMBER("TID", 1, INT_MAX, tid);
 		break;
 	case 'k':
-		if (number(ps, "key", arg, 0, 15, &v))
-			return EINVAL;
-		o->key = v;
+		NUMBER("key", 0, PKS_NR_KEYS - 1, key);
 		break;
 	case 'd':
-		if (number(ps, "duration", arg, 1, INT_MAX, &v))
-			return EINVAL;
-		o->duration = v;
+		NUMBER("duration", 1, INT_MAX, duration);
 		break;
 	case OPT_LEAK:
-		if (number(ps, "leak threshold (ms)", arg, 0, 86400000, &v))
-			return EINVAL;
-		o->leak_ms = v;
+		NUMBER("leak threshold (ms)", 0, 86400000, leak_ms);
 		break;
 	case OPT_HIST:
 		o->hist = true;
@@ -159,63 +123,66 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->cgroup_self = true;
 		break;
 	case 'c':
-		return path_arg(ps, "-c", arg, &o->cgroup) ? EINVAL : 0;
+		return pks_opt_path(&o->common, "-c", arg, &o->cgroup) ? EINVAL : 0;
 	case OPT_OPEN_STACKS:
 		o->open_stacks = true;
 		break;
 	case OPT_TIMEOUT:
-		if (number(ps, "timeout", arg, 1, INT_MAX, &v))
-			return EINVAL;
-		o->timeout = v;
+		NUMBER("timeout", 1, INT_MAX, timeout);
 		break;
 	case OPT_JSON:
 		o->json = true;
 		break;
-	case 'v':
-		o->verbose = true;
-		break;
 	case 'o':
-		return path_arg(ps, "-o", arg, &o->output) ? EINVAL : 0;
+		return pks_opt_path(&o->common, "-o", arg, &o->output) ? EINVAL : 0;
 	case OPT_JUNIT:
-		return path_arg(ps, "--junit", arg, &o->junit) ? EINVAL : 0;
+		return pks_opt_path(&o->common, "--junit", arg, &o->junit) ? EINVAL : 0;
 	case OPT_FOLDED:
-		return path_arg(ps, "--folded", arg, &o->folded) ? EINVAL : 0;
+		return pks_opt_path(&o->common, "--folded", arg, &o->folded) ? EINVAL : 0;
 	case OPT_REPLAY:
-		return path_arg(ps, "--replay", arg, &o->replay) ? EINVAL : 0;
+		return pks_opt_path(&o->common, "--replay", arg, &o->replay) ? EINVAL : 0;
 	case OPT_SYMBOLS:
-		return path_arg(ps, "--symbols", arg, &o->symbols) ? EINVAL : 0;
-	case OPT_VERSION:
-		printf("pksfault %s\n", PKS_TOOLS_VERSION);
-		o->version = true;
-		break;
-	case 'h':
-		/* argp_state_help() is silent under ARGP_NO_ERRS: call argp_help(). */
-		argp_help(state->root_argp, stdout, ARGP_HELP_STD_HELP, "pksfault");
-		o->help = true;
-		break;
-	case ARGP_KEY_ERROR:
-		ps->bad = state->argv[state->next > 0 ? state->next - 1 : 0];
-		break;
+		return pks_opt_path(&o->common, "--symbols", arg, &o->symbols) ? EINVAL : 0;
 	case ARGP_KEY_ARG:
-		fprintf(ps->err, "pksfault: unexpected argument '%s' "
-			"(run a command with: pksfault [options] -- CMD)\n", arg);
-		ps->said = true;
+		pks_usage(&o->common, "unexpected argument '%s' "
+			  "(run a command with: pksfault [options] -- CMD)", arg);
 		return EINVAL;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return pks_opt_shared(&o->common, key, arg, state);
 	}
 	return 0;
+}
+
+/* Checks across options, after all are read: 0, or -1 after one line. */
+static int check_combinations(struct pksfault_opts *o)
+{
+	struct pks_opts_common *c = &o->common;
+
+	if (o->duration && o->cmd)
+		pks_usage(c, "-d and -- CMD exclude each other");
+	else if (o->open_stacks && o->leak_ms < 0)
+		pks_usage(c, "--open-stacks needs --leak MS");
+	else if (o->replay && (o->cmd || o->duration || o->cgroup || o->cgroup_self))
+		pks_usage(c, "--replay reads a recorded run: not with -- CMD, -d or a cgroup");
+	else if (o->symbols && !o->replay)
+		pks_usage(c, "--symbols is for --replay");
+	else if (o->cgroup_self && !o->cmd)
+		pks_usage(c, "--cgroup gates a command (-- CMD); -c PATH names a cgroup");
+	else if (o->cgroup_self && o->cgroup)
+		pks_usage(c, "--cgroup and -c PATH exclude each other");
+	else if (o->timeout && !o->cmd)
+		pks_usage(c, "--timeout needs a command (-- CMD); use -d to trace for a time");
+	return c->said ? -1 : 0;
 }
 
 int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE *err)
 {
 	static const struct argp argp = { options, parse_opt, "[-- CMD [ARGS...]]", doc, NULL, NULL, NULL };
-	struct parse_state ps = { opts, err, false, NULL };
-	int i, nargs = argc;
+	int i, nargs = argc, ret;
 	char **copy;
-	error_t ret;
 
 	memset(opts, 0, sizeof(*opts));
+	opts->common = (struct pks_opts_common){ .tool = "pksfault", .err = err };
 	opts->key = -1;
 	opts->leak_ms = -1;
 	/* Everything after the first "--" is the command, never our options. */
@@ -224,8 +191,8 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 			nargs = i;
 			opts->cmd = argv[i + 1] ? &argv[i + 1] : NULL;
 			if (!opts->cmd) {
-				fprintf(err, "pksfault: no command after '--'\n");
-				return -1;
+				pks_usage(&opts->common, "no command after '--'");
+				return PKS_EXIT_ERROR;
 			}
 			break;
 		}
@@ -233,49 +200,12 @@ int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE 
 	copy = calloc(nargs + 1, sizeof(*copy));
 	if (!copy) {
 		fprintf(err, "pksfault: out of memory\n");
-		return -1;
+		return PKS_EXIT_ERROR;
 	}
 	memcpy(copy, argv, nargs * sizeof(*copy));
-	opterr = 0;
-	ret = argp_parse(&argp, nargs, copy,
-			 ARGP_NO_EXIT | ARGP_NO_HELP | ARGP_NO_ERRS | ARGP_IN_ORDER, NULL, &ps);
-	if (ret && ret != EINVAL)
-		fprintf(err, "pksfault: %s\n", strerror(ret));
-	else if (ret && !ps.said)	/* getopt's error: unknown option, missing argument */
-		fprintf(err, "pksfault: unknown option or missing argument: '%s' (see --help)\n",
-			ps.bad ? ps.bad : "?");
+	ret = pks_opts_parse(&argp, nargs, copy, ARGP_IN_ORDER, &opts->common, opts);
 	free(copy);
-	if (ret)
-		return -1;
-	if (opts->help || opts->version)
-		return 0;
-	if (opts->duration && opts->cmd) {
-		fprintf(err, "pksfault: -d and -- CMD exclude each other\n");
-		return -1;
-	}
-	if (opts->open_stacks && opts->leak_ms < 0) {
-		fprintf(err, "pksfault: --open-stacks needs --leak MS\n");
-		return -1;
-	}
-	if (opts->replay && (opts->cmd || opts->duration || opts->cgroup || opts->cgroup_self)) {
-		fprintf(err, "pksfault: --replay reads a recorded run: not with -- CMD, -d or a cgroup\n");
-		return -1;
-	}
-	if (opts->symbols && !opts->replay) {
-		fprintf(err, "pksfault: --symbols is for --replay\n");
-		return -1;
-	}
-	if (opts->cgroup_self && !opts->cmd) {
-		fprintf(err, "pksfault: --cgroup gates a command (-- CMD); -c PATH names a cgroup\n");
-		return -1;
-	}
-	if (opts->cgroup_self && opts->cgroup) {
-		fprintf(err, "pksfault: --cgroup and -c PATH exclude each other\n");
-		return -1;
-	}
-	if (opts->timeout && !opts->cmd) {
-		fprintf(err, "pksfault: --timeout needs a command (-- CMD); use -d to trace for a time\n");
-		return -1;
-	}
-	return 0;
+	if (ret >= 0)
+		return ret;
+	return check_combinations(opts) ? PKS_EXIT_ERROR : -1;
 }

@@ -7,8 +7,10 @@
 #include <stdio.h>
 
 #include "pks_common.h"	/* enum pks_exit: the exit statuses */
+#include "pks_opts.h"
 
 struct pksfault_opts {
+	struct pks_opts_common common;	/* -v, --help, --version; the error stream */
 	int pid;		/* -p: process (tgid), 0 = all */
 	int tid;		/* -t: thread, 0 = all */
 	int key;		/* -k: key, -1 = all */
@@ -20,9 +22,6 @@ struct pksfault_opts {
 	bool hist;		/* --hist */
 	bool open_stacks;	/* --open-stacks: unwind at each window open */
 	bool json;		/* --json */
-	bool verbose;		/* -v */
-	bool help;		/* --help was printed: exit 0 */
-	bool version;		/* --version was printed: exit 0 */
 	const char *output;	/* -o FILE: records and summary there, not on stdout */
 	const char *junit;	/* --junit FILE: the verdict as a JUnit XML report */
 	const char *folded;	/* --folded FILE: fault stacks, folded for flame graphs */
@@ -32,9 +31,9 @@ struct pksfault_opts {
 };
 
 /*
- * Parse @argv.  Returns 0 (also after printing --help: check opts->help),
- * or -1 after printing one line on @err for a bad option.  argv is not
- * modified; opts->cmd points into it.
+ * Parse @argv (the contract of pks_opts.h).  Returns -1 to run, or the
+ * exit status: 0 after --help or --version, 2 after one line on @err.
+ * argv is not modified; opts->cmd points into it.
  */
 int pksfault_parse_args(int argc, char **argv, struct pksfault_opts *opts, FILE *err);
 

@@ -163,7 +163,7 @@ static void setup_env(struct bpf_program *keys_iter)
 	if (ret < 0 && pks_cpu_has_pks())
 		fprintf(stderr, "pksfault: no key table (%s needs root): keys named "
 			"only when allocated or faulted on\n", PKS_KEYS_PATH);
-	else if (ret >= 0 && opts.verbose)
+	else if (ret >= 0 && opts.common.verbose)
 		fprintf(stderr, "pksfault: %d keys, from %s\n", ret,
 			pks_keys_source_name(source));
 }
@@ -687,10 +687,10 @@ int main(int argc, char **argv)
 	int ret = PKS_EXIT_ERROR;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* serial consoles, pipes: whole lines */
-	if (pksfault_parse_args(argc, argv, &opts, stderr))
-		return PKS_EXIT_ERROR;
-	if (opts.help || opts.version)
-		return PKS_EXIT_CLEAN;
+	ret = pksfault_parse_args(argc, argv, &opts, stderr);
+	if (ret >= 0)
+		return ret;
+	ret = PKS_EXIT_ERROR;
 	if (open_output())
 		return PKS_EXIT_ERROR;
 	if (opts.replay)
@@ -699,7 +699,7 @@ int main(int argc, char **argv)
 		return PKS_EXIT_ERROR;
 	if (!pks_cpu_has_pks())
 		fprintf(stderr, "pksfault: this CPU has no PKS: protection-key faults cannot occur\n");
-	pks_libbpf_messages(opts.verbose);
+	pks_libbpf_messages(opts.common.verbose);
 	run.skel = pksfault_bpf__open_opts(&open_opts);
 	if (!run.skel) {
 		fprintf(stderr, "pksfault: cannot open BPF object: %s\n", strerror(errno));
