@@ -87,7 +87,7 @@ static void print_json(FILE *f, const struct pkstop_summary *sum)
 	} else {
 		fputs("null", f);
 	}
-	fprintf(f, ",\"drops\":{\"total\":%llu,\"map_full\":%llu,\"missed\":%llu}}\n",
+	fprintf(f, ",\"drops_total\":{\"all\":%llu,\"map_full\":%llu,\"missed\":%llu}}\n",
 		(unsigned long long)(sum->map_full + sum->missed),
 		(unsigned long long)sum->map_full, (unsigned long long)sum->missed);
 }

@@ -399,7 +399,7 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 	for (i = 0; i < nkeys; i++) {
 		key = keys[i].key;
 		fprintf(f, "%s{\"key\":%d,\"owner\":", i ? "," : "", key);
-		json_print_string(f, s->owners[key]);
+		json_print_string(f, s->owners[key][0] ? s->owners[key] : NULL);
 		fputs(",\"faults\":{", f);
 		for (oc = 0; oc < PKS_FAULT_NR_OUTCOMES; oc++)
 			fprintf(f, "%s\"%s\":%llu", oc ? "," : "", pks_fault_outcome_name(oc),
@@ -408,11 +408,11 @@ void pkstop_print_json(FILE *f, const struct pkstop_sample *s, const struct pkst
 		pkstop_json_key_stat(f, &keys[i], per_s);
 		fputc('}', f);
 	}
-	fprintf(f, "],\"keys_source\":\"%s\",\"totals\":{",
+	fprintf(f, "],\"keys_source\":\"%s\",\"interval\":{",
 		pks_keys_source_name(s->keys_source));
 	pkstop_json_counts(f, &s->totals, per_s);
-	fprintf(f, "},\"irq_events\":%llu,\"key_events\":%llu,"
-		"\"drops\":{\"total\":%llu,\"map_full\":%llu,\"missed\":%llu},",
+	fprintf(f, "},\"irq_events\":%llu,\"key_events_total\":%llu,"
+		"\"drops_total\":{\"all\":%llu,\"map_full\":%llu,\"missed\":%llu},",
 		(unsigned long long)s->irq_events, (unsigned long long)s->key_events,
 		(unsigned long long)(s->map_full + s->missed),
 		(unsigned long long)s->map_full, (unsigned long long)s->missed);
@@ -480,7 +480,7 @@ int pkstop_fmt_proc(const struct pkstop_proc *p, double interval_s, char *buf, s
 void pkstop_json_key_stat(FILE *f, const struct pkstop_key_stat *k, double per_s)
 {
 	fprintf(f, "\"opens\":%llu,\"opens_per_s\":%.3f,\"pkrs_writes\":%llu,"
-		"\"pkrs_writes_per_s\":%.3f,\"faults_total\":%llu,\"open_pct\":%.2f,"
+		"\"pkrs_writes_per_s\":%.3f,\"faults_sum\":%llu,\"open_pct\":%.2f,"
 		"\"holders\":%u",
 		(unsigned long long)k->opens, k->opens * per_s,
 		(unsigned long long)k->pkrs_writes, k->pkrs_writes * per_s,

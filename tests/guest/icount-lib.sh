@@ -68,5 +68,5 @@ pkstop_stop() {
 	wait "$PKSTOP_PID" 2>/dev/null
 	python3 -c 'import json, sys
 s = [json.loads(l) for l in open(sys.argv[1]) if "\"type\":\"sample\"" in l]
-print(sum(d["totals"]["opens"] for d in s))' "$PKSTOP_OUT" 2>/dev/null
+print(sum(d["interval"]["opens"] for d in s))' "$PKSTOP_OUT" 2>/dev/null
 }

@@ -144,7 +144,7 @@ assert len(docs) == 3 and rows, (len(docs), rows)
 assert all(r["pid"] == int(sys.argv[2]) and r["comm"] == "dd" for r in rows), rows
 assert all(d["threads_tracked"] <= 1 for d in docs), [d["threads_tracked"] for d in docs]
 dd = sum(r["opens"] for r in rows)
-tot = sum(d["totals"]["opens"] for d in docs)
+tot = sum(d["interval"]["opens"] for d in docs)
 assert dd > 0 and tot >= dd + 100, (dd, tot)	# the kthread ran too
 print("# dd opens %d, all threads %d" % (dd, tot))
 ' "$OUT/cg.json" "$dd"
@@ -295,12 +295,12 @@ assert irq == 3 * handlers, (irq, handlers)
 assert sum(r["opens"] for r in rows) == 1 and sum(r["enables"] for r in rows) == 1, rows
 # Their faults count in the total (one blocked read each), on no row.
 assert sum(r["faults"] for r in rows) == 0, rows
-assert sum(d["totals"]["faults"] for d in docs) == handlers, [d["totals"] for d in docs]
+assert sum(d["interval"]["faults"] for d in docs) == handlers, [d["interval"] for d in docs]
 assert max(r["max_depth"] for r in rows) == 1, rows
 for d in docs:
     for c in ("opens", "enables", "pkrs_writes", "updates"):
-        assert d["totals"][c] == sum(r[c] for r in d["threads"]), c
-    assert d["totals"]["faults"] >= sum(r["faults"] for r in d["threads"])
+        assert d["interval"][c] == sum(r[c] for r in d["threads"]), c
+    assert d["interval"]["faults"] >= sum(r["faults"] for r in d["threads"])
 PY
 }
 
@@ -330,7 +330,7 @@ print("# my rows %s\n# softirq rows %s" % (rows, soft))
 assert sum(r["opens"] for r in rows) == 1 and sum(r["faults"] for r in rows) == 0, rows
 assert sum(r["faults"] for r in soft) == 1, soft
 assert all(r["comm"] == "softirq/%d" % r["cpu"] and r["tid"] == 0 for r in soft), soft
-assert sum(d["totals"]["faults"] for d in docs) == 1
+assert sum(d["interval"]["faults"] for d in docs) == 1
 PY
 }
 
@@ -396,7 +396,7 @@ for l in body.splitlines():
         served[m.group(1)] = served.get(m.group(1), 0) + float(m.group(3))
 print("# served: %s" % served)
 assert served.get("node_textfile_scrape_error") == 0, served
-tot = lambda k: sum(d["totals"][k] for d in docs)
+tot = lambda k: sum(d["interval"][k] for d in docs)
 for metric, key in (("pks_window_opens_total", "opens"), ("pks_pkrs_writes_total", "pkrs_writes"),
                     ("pks_protection_updates_total", "updates"), ("pks_faults_total", "faults")):
     assert served[metric] == tot(key), (metric, served[metric], tot(key))
@@ -485,7 +485,7 @@ seen = [any(k["key"] == key and k["owner"] == "pks test file" for k in d["keys"]
 print("keys per interval: %s" % [d["keys"] for d in docs])
 assert all(d["keys_source"] == "events" for d in docs)
 assert any(seen) and not seen[-1], seen
-assert docs[-1]["key_events"] >= 2, docs[-1]["key_events"]
+assert docs[-1]["key_events_total"] >= 2, docs[-1]["key_events_total"]
 PY
 	check "debugfs key list and this shell's PKRS: key ${key:-?} NA, owner 'pks test file'" \
 		python3 - "$OUT/keys-fs.json" "$key" "$$" <<'PY'
@@ -550,7 +550,7 @@ summ = [d for d in map(json.loads, open(path)) if d["type"] == "summary"]
 sm = summ[0] if len(summ) == 1 else {}
 print("# summary: %s" % json.dumps({k: sm.get(k) for k in ("intervals", "held_max", "depth_max")}))
 ok(sm.get("intervals") == 9 and
-   sm["totals"]["opens"] == sum(d["totals"]["opens"] for d in docs) and
+   sm["totals"]["opens"] == sum(d["interval"]["opens"] for d in docs) and
    (sm["held_max"] or {}).get("comm") == "pks-leak" and (sm["depth_max"] or {}).get("depth", 0) >= 3,
    "summary line: 9 intervals, the intervals' opens, longest held by pks-leak, nesting >= 3")
 d0 = docs[-1]
@@ -565,12 +565,12 @@ bad = []
 for i, d in enumerate(docs):
     for c in ("opens", "enables", "pkrs_writes", "updates", "faults"):
         s = sum(r[c] for r in d["threads"])
-        if s != d["totals"][c]:
-            bad.append("interval %d %s: totals %d rows %d" % (i, c, d["totals"][c], s))
+        if s != d["interval"][c]:
+            bad.append("interval %d %s: totals %d rows %d" % (i, c, d["interval"][c], s))
 ok(not bad, "totals == sum of rows in all %d intervals (%s)" % (len(docs), "; ".join(bad[:3]) or "5 counters each"))
-drops = sum(d["drops"]["total"] for d in docs)
+drops = sum(d["drops_total"]["all"] for d in docs)
 ok(drops == 0, "no drops (map full / missed runs: %d)" % drops)
-print("# system opens/s per interval: %s" % [round(d["totals"]["opens_per_s"]) for d in docs])
+print("# system opens/s per interval: %s" % [round(d["interval"]["opens_per_s"]) for d in docs])
 # The windows kthread: depth 3, 200 opens/s.
 w = [(i, r) for i, d in enumerate(docs) for r in d["threads"] if r["tid"] == win]
 ok(len(w) > 0 and all(r["comm"] == "pks-windows" for _, r in w), "pks-windows (tid %d) has rows" % win)
@@ -611,16 +611,16 @@ fio = sum(r["opens"] for d in docs for r in d["threads"] if r["comm"].startswith
 ok(fio > 0, "fio on ext4-dax: %d window opens seen on its rows" % fio)
 # Our stray writes: 50 faults, on this shell's row.
 faults = sum(r["faults"] for d in docs for r in d["threads"] if r["tid"] == me)
-tot = sum(d["totals"]["faults"] for d in docs)
+tot = sum(d["interval"]["faults"] for d in docs)
 ok(faults == 50 and tot == 50, "50 injected stray writes: 50 faults on the writer's row (%d, totals %d)" % (faults, tot))
 # Per key (always in JSON): the keys add up to the totals, the device key
 # has the opens and the leak among its holders; -P: processes add up too.
 bad = []
 for i, d in enumerate(docs):
     for c in ("opens", "pkrs_writes"):
-        if sum(k[c] for k in d["keys"]) != d["totals"][c]:
+        if sum(k[c] for k in d["keys"]) != d["interval"][c]:
             bad.append("interval %d %s" % (i, c))
-    if sum(k["faults_total"] for k in d["keys"]) != d["totals"]["faults"]:
+    if sum(k["faults_sum"] for k in d["keys"]) != d["interval"]["faults"]:
         bad.append("interval %d faults" % i)
     if abs(sum(k["open_pct"] for k in d["keys"]) - sum(r["open_pct"] for r in d["threads"])) > 0.1:
         bad.append("interval %d open_pct" % i)
@@ -670,7 +670,7 @@ docs = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"]
 for d in docs:
     assert [r["tid"] for r in d["threads"]] == [int(sys.argv[2])], d["threads"]
     assert d["threads_tracked"] == 1, d["threads_tracked"]
-assert sum(d["totals"]["opens"] for d in docs) >= 100, "the other thread ran"
+assert sum(d["interval"]["opens"] for d in docs) >= 100, "the other thread ran"
 ' "$OUT/pid.json" "$lt"
 	cgroup_filter
 	seed_race

@@ -33,15 +33,17 @@ lines = sys.stdin.buffer.readlines()
 # One dialect with pksfault: "type" then "schema" first, ISO 8601 UTC times.
 summary = json.loads(lines.pop())
 assert list(summary)[:2] == ["type", "schema"] and summary["type"] == "summary", summary
-assert summary["schema"] == 1 and summary["intervals"] == 2, summary
+assert summary["schema"] == 2 and summary["intervals"] == 2, summary
 assert summary["held_max"]["comm"] == "t12" and summary["held_max"]["held_s"] == 6.5, summary
 assert summary["held_max"]["held_at_least"] and summary["depth_max"]["depth"] == 3, summary
-assert summary["drops"] == {"total": 5, "map_full": 3, "missed": 2}, summary
+assert summary["drops_total"] == {"all": 5, "map_full": 3, "missed": 2}, summary
 for raw in lines:
     d = json.loads(raw.decode("utf-8"))  # strict: the output is valid UTF-8
-    assert list(d)[:2] == ["type", "schema"] and d["type"] == "sample" and d["schema"] == 1, d
+    assert list(d)[:2] == ["type", "schema"] and d["type"] == "sample" and d["schema"] == 2, d
     assert d["time"] == "2023-11-14T22:13:20.000000Z", d["time"]
-    for k in ("time", "interval_s", "pks", "keys", "totals", "drops", "threads"):
+    # Counts of the interval under "interval"; since attach: a "_total" name.
+    for k in ("time", "interval_s", "partial", "pks", "keys", "interval", "key_events_total",
+              "drops_total", "threads"):
         assert k in d, k
     n += 1
     if n == 1:

@@ -195,7 +195,7 @@ void json_print_string(FILE *f, const char *s);
  * version, timestamps as ISO 8601 UTC, the same names for the same things.
  * A change that renames or removes a field bumps the version.
  */
-#define PKS_JSON_SCHEMA 1
+#define PKS_JSON_SCHEMA 2
 /* Start an object: {"type":"TYPE","schema":N (no comma after). */
 void pks_json_open(FILE *f, const char *type);
 /* @ns since the epoch as "2026-12-05T11:30:28.968691Z"; buf of 32 bytes. */

@@ -215,8 +215,8 @@ static void print_json(FILE *f, const struct pksfault_env *env, const struct pks
 	for (key = 0; key < PKS_NR_KEYS; key++) {
 		if (!r->faults_by_key[key])
 			continue;
-		fprintf(f, "%s{\"key\":%d,\"owner\":", first ? "" : ",", key);
-		json_print_string(f, key_owner(env, r, key));
+		fputs(first ? "{" : ",{", f);
+		pksfault_json_key(f, env, key, r->owner_by_key[key]);
 		fprintf(f, ",\"count\":%" PRIu64 "}", r->faults_by_key[key]);
 		first = 0;
 	}

@@ -14,13 +14,29 @@
 /* A comm escaped for text: up to 4 bytes ("\xNN") for each of its bytes. */
 #define TEXT_COMM_LEN (PKSFAULT_TASK_COMM_LEN * 4 + 1)
 
-const char *pksfault_owner(const struct pksfault_env *env, int key, const char *ev_owner)
+const char *pksfault_known_owner(const struct pksfault_env *env, int key, const char *ev_owner)
 {
 	if (ev_owner && ev_owner[0])
 		return ev_owner;
 	if (key >= 0 && key < PKS_NR_KEYS && env->owners[key][0])
 		return env->owners[key];
-	return "unallocated";
+	return NULL;
+}
+
+const char *pksfault_owner(const struct pksfault_env *env, int key, const char *ev_owner)
+{
+	const char *owner = pksfault_known_owner(env, key, ev_owner);
+
+	return owner ? owner : "unallocated";
+}
+
+void pksfault_json_key(FILE *f, const struct pksfault_env *env, int key, const char *ev_owner)
+{
+	if (key >= 0)
+		fprintf(f, "\"key\":%d,\"owner\":", key);
+	else
+		fputs("\"key\":null,\"owner\":", f);
+	json_print_string(f, key >= 0 ? pksfault_known_owner(env, key, ev_owner) : NULL);
 }
 
 const char *pksfault_time(const struct pksfault_env *env, uint64_t ts_ns, char *buf, size_t len)
@@ -199,8 +215,8 @@ void pksfault_print_fault(FILE *f, const struct pksfault_env *env, const struct 
 		} else {
 			fputs("null,\"device_offset\":null", f);
 		}
-		fprintf(f, ",\"key\":%d,\"owner\":", e->key);
-		json_print_string(f, pksfault_owner(env, e->key, owner));
+		fputc(',', f);
+		pksfault_json_key(f, env, e->key, owner);
 		fprintf(f, ",\"access\":\"%s\",\"write\":%s,\"ip\":\"0x%" PRIx64 "\",\"ip_sym\":",
 			e->write ? "write" : "read", e->write ? "true" : "false", (uint64_t)e->ip);
 		json_print_string(f, ip);
@@ -258,8 +274,8 @@ static void print_window(FILE *f, const struct pksfault_env *env, const struct w
 		pks_json_open(f, v->type);
 		fputc(',', f);
 		json_task(f, env, v->ts_ns, v->cpu, v->pid, v->tid, comm);
-		fprintf(f, ",\"key\":%d,\"owner\":", v->key);
-		json_print_string(f, owner);
+		fputc(',', f);
+		pksfault_json_key(f, env, v->key, NULL);
 		fprintf(f, ",\"held_ms\":%.3f,\"held_ns\":%" PRIu64 ",\"still_open\":%s,"
 			"\"opened_before_attach\":%s,\"opened_by\":", v->held_ns / 1e6, v->held_ns,
 			v->still_open ? "true" : "false", before ? "true" : "false");
@@ -343,8 +359,8 @@ void pksfault_print_unbalanced(FILE *f, const struct pksfault_env *env,
 		pks_json_open(f, "unbalanced_close");
 		fputc(',', f);
 		json_task(f, env, e->ts_ns, e->cpu, e->pid, e->tid, comm);
-		fprintf(f, ",\"key\":%d,\"owner\":", e->key);
-		json_print_string(f, owner);
+		fputc(',', f);
+		pksfault_json_key(f, env, e->key, NULL);
 		fputs(",\"closed_by\":", f);
 		json_print_string(f, closer);
 		fprintf(f, ",\"context\":\"%s\",\"stack\":", pksfault_ctx_name(e->ctx));

@@ -23,8 +23,15 @@ struct pksfault_env {
 	bool json;
 };
 
-/* The owner to show for @key: the event's, else the debugfs list's, else "unallocated". */
+/* The owner of @key: the event's, else the key table's, else NULL (unknown). */
+const char *pksfault_known_owner(const struct pksfault_env *env, int key, const char *ev_owner);
+/* The same for text: "unallocated" when unknown. */
 const char *pksfault_owner(const struct pksfault_env *env, int key, const char *ev_owner);
+/*
+ * JSON members "key":K,"owner":"..." (the one vocabulary of both tools):
+ * key null when not known (@key < 0), owner null when not known.
+ */
+void pksfault_json_key(FILE *f, const struct pksfault_env *env, int key, const char *ev_owner);
 /* "HH:MM:SS.uuuuuu" (local time) for a bpf_ktime_get_ns() timestamp. */
 const char *pksfault_time(const struct pksfault_env *env, uint64_t ts_ns, char *buf, size_t len);
 /* The keys whose rights a fault line decodes: the allocated ones plus @key. */
