@@ -12,7 +12,7 @@ DEPS := build-essential bc bison flex libelf-dev libssl-dev dwarves ccache \
 	gcc-mips64el-linux-gnuabi64 gcc-aarch64-linux-gnu prometheus-node-exporter sparse bpftrace \
 	prometheus python3-junitparser
 
-.PHONY: all deps kernel guest-bins tools floor run shell test bench stress \
+.PHONY: all deps kernel guest-bins tools floor run shell test bench stress soak \
 	check-series export clean install
 
 all: kernel guest-bins tools
@@ -62,6 +62,14 @@ floor: kernel
 # atomic-sleep, preempt and list checks are on (kernel/config/debug.config).
 stress: guest-bins tools
 	tests/stress.sh
+
+# What make test runs short, at full length (about 25 minutes): pksfault
+# attached 200 times while a thread opens and closes windows as fast as
+# it can, with no false leak allowed (make test attaches 10 times).
+soak: guest-bins tools
+	PKS_GUEST_SEED_ATTACHES=200 vm/run.sh --timeout 3600 --log build/logs/soak.log \
+		--pmem build/vm/pmem-soak.img --append memremap.pks_fault_mode_weaken=1 \
+		tests/guest/pksfault.sh seed-race
 
 # Slow: builds every commit of the series on its own (bisectability).
 check-series: deps
