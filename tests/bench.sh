@@ -68,11 +68,6 @@ build_bench_kernel "$run_dir/kernel-build.log"
 kbuild_s=$(since "$t0")
 check_nodebug
 [ -r "$PKS_KERNEL" ] || die "no bench kernel at $PKS_KERNEL"
-# The test hooks, built for this kernel (tests/hooks/build.sh says why).
-"$ROOT/tests/hooks/build.sh" >>"$run_dir/kernel-build.log" 2>&1 ||
-	die "test hooks for the bench kernel did not build (log: $run_dir/kernel-build.log)"
-export PKS_GUEST_HOOKS_KO=$BUILD/hooks-$(basename "$bench_kobj")/pks_hooks.ko
-
 # One-file rebuild of the bench kernel: the file every PKS change touches.
 echo "bench: $runs one-file rebuilds" >&2
 rebuild=()
@@ -82,6 +77,14 @@ for _ in $(seq "$runs"); do
 	build_bench_kernel "$run_dir/kernel-rebuild.log"
 	rebuild+=("$(since "$t0")")
 done
+
+# The test hooks, built for this kernel (tests/hooks/build.sh says why),
+# after the rebuilds: a module's BTF is checked against the vmlinux BTF
+# it was built on, and a relink can renumber that (the module would not
+# load: "failed to validate module BTF").
+"$ROOT/tests/hooks/build.sh" >>"$run_dir/kernel-build.log" 2>&1 ||
+	die "test hooks for the bench kernel did not build (log: $run_dir/kernel-build.log)"
+export PKS_GUEST_HOOKS_KO=$BUILD/hooks-$(basename "$bench_kobj")/pks_hooks.ko
 
 # bench_lines LOG: its "BENCH key=value" / "BENCH key value" lines as
 # "key<TAB>value", the console's CR removed, the last line of a key only.
@@ -320,6 +323,11 @@ minus() {	# A B N: (A - B) / N, or why there is none
 	fi
 }
 
+on_off_row() {	# LABEL KEY: icount_prot_KEY with protection on and off, and off / on
+	echo "| $1 | $(each "icount-on:icount_prot_$2") | $(each "icount-off:icount_prot_$2") |" \
+		"$(ratio "$(med "icount-off:icount_prot_$2")" "$(med "icount-on:icount_prot_$2")") |"
+}
+
 evidence_summary() {	# SIDE: each distinct evidence line of its valid boots, with a count
 	printf '%s' "${evidence[$1]:-}" | sort | uniq -c |
 		awk '{ c = $1; sub(/^ *[0-9]+ /, ""); printf "%s%s (%d boots)", sep, $0, c; sep = "; " }
@@ -532,8 +540,7 @@ report=$run_dir/report.md
 	echo "| per 4 KiB O_DIRECT request to an fsdax namespace (block device, or a file on ext4 -o dax) | protection on, each boot | off, each boot | off / on (medians) |"
 	echo "|---|---|---|---|"
 	for rw in write read ext4_write ext4_read; do
-		echo "| ${rw/ext4_/ext4-dax file, } | $(each "icount-on:icount_prot_$rw") | $(each "icount-off:icount_prot_$rw") |" \
-			"$(ratio "$(med "icount-off:icount_prot_$rw")" "$(med "icount-on:icount_prot_$rw")") |"
+		on_off_row "${rw/ext4_/ext4-dax file, }" "$rw"
 	done
 	echo
 	echo "| per operation (tests/guest/opbench.c; the guest clock around the operation only) | protection on, each boot | off, each boot | off / on (medians) |"
@@ -543,8 +550,7 @@ report=$run_dir/report.md
 		[xfs_cow]="xfs -o dax, reflink: write fault on a cloned extent (copy on write)"
 		[devdax_fault]="device-dax: fault of a fresh shared mapping (2 MiB)")
 	for op in ext4_fsync ext4_fault xfs_cow devdax_fault; do
-		echo "| ${op_label[$op]} | $(each "icount-on:icount_prot_$op") | $(each "icount-off:icount_prot_$op") |" \
-			"$(ratio "$(med "icount-off:icount_prot_$op")" "$(med "icount-on:icount_prot_$op")") |"
+		on_off_row "${op_label[$op]}" "$op"
 	done
 	echo
 	echo "| entry and exit, protection on (hooks irqbench 5000, switchbench 5000) | no key open, each boot | a key open, each boot | added by the open key (medians) |"

@@ -21,7 +21,7 @@ LDLIBS	+= -lbpf -lelf -lz -lzstd
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_x86 -Wall -I$(OUT) -I$(ROOT)/bpf -MMD -MP
 # Every object says which headers it read (-MMD): a header edit rebuilds it.
 DEPFLAGS := -MMD -MP
--include $(wildcard $(OUT)/*.d $(OUT)/lib/*.d $(OUT)/*.obj/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/*.obj/*.d)
 
 $(OUT):
 	mkdir -p $@

@@ -4,13 +4,15 @@
 #   TOOL_PATH  its directory, relative to the top of the tree
 #   SRCS       its sources, main first
 # Builds build/tools/TOOL (static) from build/tools/TOOL.obj/*.o and the
-# shared library build/tools/lib/libpks.a (tools/lib/*.c).
+# shared library build/tools/libpks.obj/libpks.a (tools/lib/*.c).
 include $(dir $(lastword $(MAKEFILE_LIST)))bpf.mk
 
 TOOL_DIR := $(ROOT)/$(TOOL_PATH)
 OBJDIR	:= $(OUT)/$(TOOL).obj
 OBJS	:= $(patsubst %.c,$(OBJDIR)/%.o,$(SRCS))
-LIBDIR	:= $(OUT)/lib
+# Not build/tools/lib: the dependency files an older layout left there
+# name sources that have moved, and would stop an incremental build.
+LIBDIR	:= $(OUT)/libpks.obj
 # The shared helpers: pure C + libbpf, no skeletons, so unit tests link them.
 LIB_SRCS := pks_common.c pks_opts.c kallsyms.c iomem.c hist.c
 LIB_OBJS := $(patsubst %.c,$(LIBDIR)/%.o,$(LIB_SRCS))
