@@ -497,7 +497,9 @@ report=$run_dir/report.md
 	echo "## The tools in instructions (icount)"
 	echo
 	echo "Two boots of vm/run.sh --icount (one vCPU; the guest clock advances one ns per retired instruction):"
-	echo "retired instructions, each REP iteration counted, a WRMSR one; not cycles.  Valid boots (run index):${valid[icount]:- none} of 2;"
+	echo "retired instructions, each REP iteration counted, a WRMSR one; not cycles.  A write figure is the smallest of three runs of"
+	echo "4000 in its boot: work that lands in a run by chance (a tool's periodic sweep or sample, a kworker) only adds."
+	echo "Valid boots (run index):${valid[icount]:- none} of 2;"
 	echo "protection evidence: $(evidence_summary icount)."
 	echo
 	echo "| per 4 KiB O_DIRECT write to fsdax pmem | instructions, each boot | added vs bare (medians) | bare / with |"
@@ -535,17 +537,18 @@ report=$run_dir/report.md
 	echo "## Protection in instructions (icount)"
 	echo
 	echo "Boots of vm/run.sh --icount with device memory protected, and with dev_access_protection=off (retired"
-	echo "instructions, not cycles).  Valid boots (run index): on${valid[icount-on]:- none}, off${valid[icount-off]:- none} of 2."
+	echo "instructions, not cycles).  Each request and operation figure is the smallest of three runs in its boot, as above."
+	echo "Valid boots (run index): on${valid[icount-on]:- none}, off${valid[icount-off]:- none} of 2."
 	echo
 	echo "| per 4 KiB O_DIRECT request to an fsdax namespace (block device, or a file on ext4 -o dax) | protection on, each boot | off, each boot | off / on (medians) |"
 	echo "|---|---|---|---|"
 	for rw in write read ext4_write ext4_read; do
-		on_off_row "${rw/ext4_/ext4-dax file, }" "$rw"
+		on_off_row "$(sed 's/^ext4_write$/ext4-dax file, write (an overwrite)/; s/^ext4_/ext4-dax file, /' <<<"$rw")" "$rw"
 	done
 	echo
 	echo "| per operation (tests/guest/opbench.c; the guest clock around the operation only) | protection on, each boot | off, each boot | off / on (medians) |"
 	echo "|---|---|---|---|"
-	declare -A op_label=([ext4_fsync]="ext4-dax: store to a cleaned page of a shared mapping, then fsync"
+	declare -A op_label=([ext4_fsync]="ext4-dax: store to a cleaned page of a shared mapping, then fdatasync (its write-back)"
 		[ext4_fault]="ext4-dax: write fault on a fresh shared mapping"
 		[xfs_cow]="xfs -o dax, reflink: write fault on a cloned extent (copy on write)"
 		[devdax_fault]="device-dax: fault of a fresh shared mapping (2 MiB)")

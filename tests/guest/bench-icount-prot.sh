@@ -6,7 +6,7 @@
 # 4 KiB O_DIRECT write and read of an fsdax namespace's block device and of
 # a file on ext4 mounted -o dax on it, and, when protected, per
 # dev_access_enable()/disable() pair of the hooks' windowbench and per
-# iteration of its loop alone; per operation of opbench (fsync of a
+# iteration of its loop alone; per operation of opbench (fdatasync of a
 # dirtied page and a shared-mapping write fault on ext4-dax, a write fault
 # on a reflinked XFS extent, a device-dax fault); and, when protected, per
 # interrupt and per context switch without and with a key open (the hooks'
@@ -53,7 +53,7 @@ if [ -e "$HOOK" ]; then
 fi
 # Last: the namespace becomes a device-dax one.
 if ns_mode devdax; then
-	echo "BENCH icount_prot_devdax_fault=$(op_insns devdax /dev/dax0.0 256)"
+	echo "BENCH icount_prot_devdax_fault=$(op_insns devdax /dev/dax0.0 1024)"
 else
 	echo "BENCH error=devdax"
 fi

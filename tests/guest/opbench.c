@@ -6,8 +6,11 @@
  * are timed; the setup of each round (mappings, clones) is not.
  *
  *   fsync   PATH: a file on a DAX filesystem.  N times: store a byte into
- *           one page of a shared mapping (a write fault: the last fsync
- *           cleaned the page) and fsync, which writes the page back.
+ *           one page of a shared mapping (a write fault: the last sync
+ *           cleaned the page) and fdatasync, which writes the page back
+ *           (fsync would also commit the timestamp the store changed, a
+ *           journal commit whose waits the guest clock counts as idle
+ *           time, not instructions).
  *   fault   PATH: a file on a DAX filesystem.  N write faults on pages
  *           of fresh shared mappings.
  *   cow     PATH: a file on XFS with reflink and DAX.  N write faults on
@@ -62,8 +65,8 @@ static unsigned long long op_fsync(int fd, unsigned long n)
 	for (i = 0; i < n; i++) {
 		t = now_ns();
 		m[(i * PAGE) % SPAN] = 0x66;
-		if (fsync(fd))
-			die("fsync");
+		if (fdatasync(fd))
+			die("fdatasync");
 		ns += now_ns() - t;
 	}
 	munmap(m, SPAN);

@@ -106,6 +106,24 @@ assert sys.argv[4] == "1" and real["windows_open_at_attach"] >= 1, (sys.argv[4],
 		"$OUT/nodepth-pf.json" "$OUT/depth-pf.json" "$rc" "$rc_real"
 }
 
+# A kernel without the bpf_pks_key_owner() kfunc (PKS without this
+# series' kfunc patch): pkstop must load without its keys iterator, which
+# would not verify there, and read the key table from debugfs instead.
+# Relocated against this kernel's BTF minus the kfunc (PKS_BTF), which is
+# also what its probe for the kfunc reads.
+core_without_kfunc() {
+	local btf=$OUT/no-kfunc.btf rc=0
+	"$GUEST_BIN/btf_without" /sys/kernel/btf/vmlinux func bpf_pks_key_owner "$btf" ||
+		{ fail "CO-RE: btf_without func"; return; }
+	PKS_BTF=$btf "$PKSTOP" --json 0.5 1 >"$OUT/nokfunc.json" 2>"$OUT/nokfunc.err" || rc=$?
+	check "no bpf_pks_key_owner kfunc: pkstop loads (exit $rc), keys from debugfs, Device Memory listed" \
+		python3 -c '
+import json, sys
+d = [d for d in map(json.loads, open(sys.argv[1])) if d["type"] == "sample"][0]
+assert sys.argv[2] == "0" and d["keys_source"] == "debugfs", (sys.argv[2], d["keys_source"])
+assert any(k["owner"] == "Device Memory" for k in d["keys"]), d["keys"]' "$OUT/nokfunc.json" "$rc"
+}
+
 # Wait (up to 30 s) for pkstop's first line in FILE: it has attached.
 first_interval() {
 	local i
@@ -677,6 +695,7 @@ assert sum(d["interval"]["opens"] for d in docs) >= 100, "the other thread ran"
 	one_keys_iterator
 	tty_keys
 	core_without_depth
+	core_without_kfunc
 	umount "$MNT"
 	irq_isolation
 	softirq_rows

@@ -210,12 +210,18 @@ bool pks_have_cap(int cap)
 }
 
 /* The kernel BTF has a type @name of @kind: 1, 0, or -errno. */
+/*
+ * Whether the kernel's BTF has a type @name of @kind: the BTF in $PKS_BTF
+ * when it is set (PKS_OPEN_OPTS), so that a probe and the relocations it
+ * decides about describe the same kernel.
+ */
 static int kernel_btf_has(const char *name, int kind)
 {
+	const char *path = getenv("PKS_BTF");
 	struct btf *btf;
 	int id;
 
-	btf = btf__load_vmlinux_btf();
+	btf = path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
 	if (!btf)
 		return -errno ? -errno : -ENOENT;
 	id = btf__find_by_name_kind(btf, name, kind);
