@@ -86,7 +86,7 @@ else
 	rc=1
 fi
 # The option contract both tools keep: a bad option is one line and exit 2.
-. "$ROOT/tests/host/usage-lib.sh"
+. "$ROOT/tests/host/lib/usage.sh"
 USAGE_TMP=$t/usage.err
 if usage_errors pksfault "$t/unit" "$DATA" args -- "-p 0" "-p 12x" "-p +3" "-p -1" \
 	"-k 16" "-d" "--bogus" "--leak 1e3" "--timeout 99999999999999999999" "ls" "--" \

@@ -73,7 +73,7 @@ else
 fi
 
 # The option contract both tools keep: a bad option is one line and exit 2.
-. "$ROOT/tests/host/usage-lib.sh"
+. "$ROOT/tests/host/lib/usage.sh"
 USAGE_TMP=$OUT/usage.err
 if usage_errors pkstop "$bin" args -- "-p 0" "-p 12x" "-p +3" "0.05" "1e3" "inf" "1 0" \
 	"1 2 3" "1 -5" "--nope" "-r" "-s bogus" "-K -P" "-c"; then
