@@ -306,6 +306,8 @@ declare -A icount_label=([bare]="bare" [floor]="empty programs on the two window
 	[pksfault_faults]="pksfault (stray faults only)" [pksfault_leak]="pksfault --leak 1000"
 	[pksfault_hist]="pksfault --hist"
 	[bpftrace]="bpftrace one-liner counting the four pks events per thread")
+# Their rows, in this order, in both tables.
+icount_variants=(bare floor pkstop pksfault pksfault_faults pksfault_leak pksfault_hist bpftrace)
 declare -A floor_part_label=([ktime]="bpf_ktime_get_ns(): a window's start and end"
 	[pid_tgid]="bpf_get_current_pid_tgid(): whose event"
 	[preempt_count]="bpf_this_cpu_ptr(&__preempt_count): which context"
@@ -504,7 +506,7 @@ report=$run_dir/report.md
 	echo
 	echo "| per 4 KiB O_DIRECT write to fsdax pmem | instructions, each boot | added vs bare (medians) | bare / with |"
 	echo "|---|---|---|---|"
-	for v in bare floor pkstop pksfault pksfault_faults pksfault_leak pksfault_hist bpftrace; do
+	for v in "${icount_variants[@]}"; do
 		echo "| ${icount_label[$v]} | $(each "icount:icount_write_$v") |" \
 			"$(minus "$(med "icount:icount_write_$v")" "$(med icount:icount_write_bare)" 1) |" \
 			"$(ratio "$(med icount:icount_write_bare)" "$(med "icount:icount_write_$v")") |"
@@ -512,7 +514,7 @@ report=$run_dir/report.md
 	echo
 	echo "| per pks event (windowbench: one enable and one disable event per pair) | pair, each boot | per event added vs bare | per event added vs the floor |"
 	echo "|---|---|---|---|"
-	for v in bare floor pkstop pksfault pksfault_faults pksfault_leak pksfault_hist bpftrace; do
+	for v in "${icount_variants[@]}"; do
 		echo "| ${icount_label[$v]} | $(each "icount:icount_pair_$v") |" \
 			"$(minus "$(med "icount:icount_pair_$v")" "$(med icount:icount_pair_bare)" 2) |" \
 			"$(minus "$(med "icount:icount_pair_$v")" "$(med icount:icount_pair_floor)" 2) |"
