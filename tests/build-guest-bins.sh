@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Build the kernel selftests the guest suites run, statically, from the
-# patched kernel tree, into build/guest/.
+# patched kernel tree, into build/guest/.  With PKS_KSRC and
+# PKS_GUEST_BIN (make check-series, another checkout of the series), only
+# the selftests, from that tree into that directory.
 set -euo pipefail
 . "$(dirname "$0")/../kernel/lib.sh"
 
-out=$BUILD/guest
+KSRC=${PKS_KSRC:-$KSRC}
+out=${PKS_GUEST_BIN:-$BUILD/guest}
 st=$KSRC/tools/testing/selftests
 mkdir -p "$out"
 cc() { gcc -O2 -Wall -static -I "$st" "$@" -lrt -lpthread; }
@@ -20,6 +23,7 @@ build() {
 }
 build test_pks "$st/x86/test_pks.c"
 build protection_keys "$st/vm/protection_keys.c" -mxsave
+[ -z "${PKS_KSRC:-}" ] || exit 0
 # make bench's DAX operations in instructions (bench-icount-prot.sh).
 build opbench "$ROOT/tests/guest/opbench.c"
 # For the CO-RE tests: a kernel BTF without a member (see its comment).

@@ -117,11 +117,7 @@ core_boot() {
 	fi
 	git -C "$core_wt" checkout -q --detach "$core_end" &&
 		PKS_KSRC=$core_wt PKS_KOBJ=$core_obj "$ROOT/kernel/build.sh" &&
-		mkdir -p "$core_obj/guest" &&
-		gcc -O2 -Wall -static -I "$core_wt/tools/testing/selftests" -o "$core_obj/guest/test_pks" \
-			"$core_wt/tools/testing/selftests/x86/test_pks.c" -lrt -lpthread &&
-		gcc -O2 -Wall -static -mxsave -I "$core_wt/tools/testing/selftests" -o "$core_obj/guest/protection_keys" \
-			"$core_wt/tools/testing/selftests/vm/protection_keys.c" -lrt -lpthread &&
+		PKS_KSRC=$core_wt PKS_GUEST_BIN=$core_obj/guest "$ROOT/tests/build-guest-bins.sh" &&
 		PKS_KERNEL=$core_obj/arch/x86/boot/bzImage PKS_GUEST_BIN=$core_obj/guest PKS_GUEST_CORE_PART=1 \
 			"$ROOT/vm/run.sh" --kernel-fault-mode --timeout 600 --log "$core_obj/core.log" \
 			--append pks-test-on-boot "$ROOT/tests/guest/core.sh" &&

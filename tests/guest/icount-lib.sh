@@ -37,8 +37,7 @@ if w["total_ios"] == 4000:
     print(round(w["lat_ns"]["mean"]))' "$1" 2>/dev/null
 }
 io_insns() {
-	fio --name=w --filename="${2:-/dev/pmem0}" --rw="$1" --bs=4k --ioengine=psync \
-		--direct=1 --size=64M --number_ios=4000 >/dev/null 2>&1 || return 0
+	io_run "$@" >/dev/null
 	min_of io_run "$@"
 }
 write_insns() { io_insns write; }
